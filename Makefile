@@ -29,8 +29,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 # Re-resolve the pinned lock (needs the registry; not used by test or report).
-lock:
-	$(PYTHON) -m pip install --quiet uv && $(PYTHON) -m uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements.lock
+lock: $(STAMP)
+	$(BIN)/python -m uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

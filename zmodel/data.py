@@ -1,0 +1,420 @@
+"""The documented numbers, with provenance: loaders for ``data/``.
+
+Every quantitative claim of the five seed documents is one row of a catalog CSV in
+``data/catalog/<doc>.csv`` (with a short ``<doc>.toml`` beside it); the DASD driver
+histograms printed in the ``fs03`` deck are a tidy table in ``data/dasd_statistics.csv``.
+The loaders here read those files, check them against the schema and return typed pandas
+DataFrames. A malformed file raises :class:`ValueError` naming the file, the row and the
+column, so that a bad edit is found where it was made.
+
+``data/`` is found beside the ``zmodel`` package (repository layout); the environment
+variable ``ZMODEL_DATA`` overrides that, and every loader also takes ``data_dir=``.
+
+This module sits beside the model layers: pandas is imported inside the loaders, never at
+module import.
+
+Examples
+--------
+>>> from zmodel.data import measurements, dasd_statistics
+>>> m = measurements(source="fs03")
+>>> m.loc[m["id"] == "fs03.journaling-cost-lower-bound", ["value", "unit", "kind"]].values.tolist()
+[['30', '%', 'lower_bound']]
+>>> h = dasd_statistics()
+>>> int(h.loc[h["histogram"] == "sectors", "count"].sum())
+56881
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+from pathlib import Path
+
+__all__ = [
+    "CATALOG_COLUMNS",
+    "DASD_COLUMNS",
+    "DOCUMENTS",
+    "KINDS",
+    "MODEL_AREAS",
+    "catalog_metadata",
+    "dasd_statistics",
+    "data_folder",
+    "measurements",
+]
+
+#: Catalog CSV columns, in their required order.
+CATALOG_COLUMNS = (
+    "id", "source", "location", "quantity", "system", "conditions",
+    "value", "unit", "kind", "verbatim", "model_area", "notes",
+)
+#: Columns of ``data/dasd_statistics.csv``, in their required order.
+DASD_COLUMNS = ("histogram", "bucket", "lower", "upper", "unit", "count")
+
+#: Document short name -> seed file name, in seed order (the catalog's row order).
+DOCUMENTS = {
+    "ibmsj": "000_bf0694975d199a2d.txt",
+    "osdl": "001_37b528ecce68b8bf.txt",
+    "wavv08": "002_3ef25dc9d706703e.txt",
+    "altix": "003_b2fdde8a1106fead.txt",
+    "fs03": "004_0d27ef34b5d760a7.txt",
+}
+
+KINDS = frozenset({
+    "absolute", "ratio", "percent", "percent_change", "upper_bound", "lower_bound",
+    "range_low", "range_high", "count", "configuration", "shape",
+})
+MODEL_AREAS = frozenset({
+    "channel", "storage", "dasd", "network", "crypto", "cpu", "lock", "memory",
+    "hypervisor", "io_scheduler", "filesystem", "numa", "scheduler", "kernel",
+    "benchmark", "other",
+})
+#: Units whose value is text, not a number.
+TEXT_UNITS = frozenset({"version", "date"})
+#: Keys every ``data/catalog/<doc>.toml`` must have.
+METADATA_KEYS = (
+    "source", "title", "authors", "venue", "date", "description", "ocr_notes",
+    "extracted_by", "rows",
+)
+
+_SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+_ID_RE = re.compile(rf"^(?P<doc>[a-z0-9]+)\.(?P<slug>{_SLUG})$")
+_DATE_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
+_HISTOGRAM_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_N_BUCKETS = 32
+
+
+def data_folder(data_dir: str | os.PathLike | None = None) -> Path:
+    """Folder holding the data tables.
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+        Explicit folder; wins over everything else.
+
+    Returns
+    -------
+    pathlib.Path
+        ``data_dir`` if given, else ``$ZMODEL_DATA`` if set, else ``data/`` beside the
+        ``zmodel`` package (the repository root).
+    """
+    if data_dir is not None:
+        return Path(data_dir)
+    env = os.environ.get("ZMODEL_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1] / "data"
+
+
+def _fail(path: Path, where: str, message: str) -> ValueError:
+    return ValueError(f"{path.name}: {where}: {message}")
+
+
+def _read_rows(path: Path, columns: tuple[str, ...]) -> list[list[str]]:
+    """Rows of a CSV after checking the header and each row's field count."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except UnicodeDecodeError as exc:
+        raise _fail(path, "file", f"is not valid UTF-8 ({exc})") from None
+    if not rows:
+        raise _fail(path, "line 1 (header)", f"file is empty; expected the header {list(columns)}")
+    header = rows[0]
+    if tuple(header) != columns:
+        missing = [c for c in columns if c not in header]
+        extra = [c for c in header if c not in columns]
+        first = next((i for i, (a, b) in enumerate(zip(header, columns)) if a != b),
+                     min(len(header), len(columns)))
+        col = columns[first] if first < len(columns) else header[first]
+        raise _fail(
+            path, f"line 1 (header), column {col!r}",
+            f"header must be exactly {list(columns)} in this order, got {header}"
+            + (f" (missing {missing})" if missing else "")
+            + (f" (unexpected {extra})" if extra else ""),
+        )
+    body = rows[1:]
+    for number, row in enumerate(body, start=1):
+        if len(row) != len(columns):
+            col = columns[len(row)] if len(row) < len(columns) else f"#{len(row)}"
+            raise _fail(path, f"row {number}, column {col!r}",
+                        f"has {len(row)} fields, expected {len(columns)}")
+    return body
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _check_catalog_row(path: Path, number: int, rec: dict[str, str]) -> None:
+    doc = path.stem
+
+    def bad(column: str, message: str) -> ValueError:
+        return _fail(path, f"row {number}, column {column!r}", message)
+
+    match = _ID_RE.match(rec["id"])
+    if not match:
+        raise bad("id", f"id must look like '<doc>.<slug>' with a slug of lowercase letters, "
+                        f"digits and single hyphens, got {rec['id']!r}")
+    if match["doc"] != doc:
+        raise bad("id", f"id must start with the document name {doc + '.'!r}, got {rec['id']!r}")
+    expected_source = DOCUMENTS.get(doc)
+    if expected_source is not None and rec["source"] != expected_source:
+        raise bad("source", f"source must be {expected_source!r} for {doc}, got {rec['source']!r}")
+    if not rec["source"].strip():
+        raise bad("source", "source must name the seed file, got ''")
+    if rec["kind"] not in KINDS:
+        raise bad("kind", f"kind must be one of {sorted(KINDS)}, got {rec['kind']!r}")
+    if rec["model_area"] not in MODEL_AREAS:
+        raise bad("model_area",
+                  f"model_area must be one of {sorted(MODEL_AREAS)}, got {rec['model_area']!r}")
+    if not rec["verbatim"].strip():
+        raise bad("verbatim", "verbatim must quote the document's phrase, got ''")
+    value, unit, kind = rec["value"], rec["unit"], rec["kind"]
+    if kind == "shape":
+        if value != "":
+            raise bad("value", f"value must be empty for kind 'shape', got {value!r}")
+    elif value.strip() == "":
+        raise bad("value", f"value must not be empty for kind {kind!r}")
+    elif unit == "date":
+        # ISO 8601 calendar date, or its reduced precision (yyyy-mm, yyyy) when the document
+        # gives no day; the date must exist.
+        import datetime
+
+        parts = value.split("-")
+        try:
+            if not _DATE_RE.match(value):
+                raise ValueError
+            datetime.date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1,
+                          int(parts[2]) if len(parts) > 2 else 1)
+        except ValueError:
+            raise bad("value", "a date value must be ISO yyyy-mm-dd (or yyyy-mm, yyyy "
+                               f"when the document gives no day), got {value!r}") from None
+    elif unit != "version" and not _is_number(value):
+        raise bad("value", f"value must be a finite number for kind {kind!r} "
+                           f"(unit {unit!r}), got {value!r}")
+
+
+def _catalog_files(root: Path) -> list[Path]:
+    folder = root / "catalog"
+    if not folder.is_dir():
+        raise ValueError(f"catalog folder not found: {folder} (set ZMODEL_DATA or pass data_dir)")
+    order = {doc: i for i, doc in enumerate(DOCUMENTS)}
+    return sorted(folder.glob("*.csv"), key=lambda p: (order.get(p.stem, len(order)), p.name))
+
+
+def _load_catalog_file(path: Path) -> list[dict[str, str]]:
+    records = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(_read_rows(path, CATALOG_COLUMNS), start=1):
+        rec = dict(zip(CATALOG_COLUMNS, row))
+        _check_catalog_row(path, number, rec)
+        if rec["id"] in seen:
+            raise _fail(path, f"row {number}, column 'id'",
+                        f"duplicate id {rec['id']!r} (first at row {seen[rec['id']]})")
+        seen[rec["id"]] = number
+        records.append(rec)
+    return records
+
+
+def _as_set(name: str, value, allowed) -> set[str]:
+    values = {value} if isinstance(value, str) else set(value)
+    unknown = sorted(v for v in values if v not in allowed)
+    if unknown and len(allowed) > 40:
+        raise ValueError(f"{name} not in the catalog: {unknown}")
+    if unknown:
+        raise ValueError(f"{name} must be among {sorted(allowed)}, got {unknown}")
+    return values
+
+
+def measurements(source=None, model_area=None, ids=None, *, data_dir=None):
+    """The whole catalog of documented numbers as one typed DataFrame.
+
+    All ``data/catalog/*.csv`` are read (documents in seed order, rows in file order), each
+    row checked against the schema, and concatenated.
+
+    Parameters
+    ----------
+    source : str or iterable of str, optional
+        Keep only these documents, by short name (``"fs03"``) or seed file name.
+    model_area : str or iterable of str, optional
+        Keep only these model areas (see :data:`MODEL_AREAS`).
+    ids : iterable of str, optional
+        Keep only these row ids; every id must exist.
+    data_dir : path-like, optional
+        Folder holding ``catalog/``; default :func:`data_folder`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :data:`CATALOG_COLUMNS` as pandas ``string`` dtype (``value`` kept as printed),
+        plus ``value_num`` (float64; NaN for shape rows, versions and dates).
+
+    Raises
+    ------
+    ValueError
+        A malformed file (message: ``<file>: row <n>, column '<col>': <rule>``, rows counted
+        from 1 after the header), or a filter naming an unknown document, model area or id.
+    """
+    import pandas as pd
+
+    root = data_folder(data_dir)
+    # ids are unique across files because each id starts with its own file's name
+    records = [rec for path in _catalog_files(root) for rec in _load_catalog_file(path)]
+    frame = pd.DataFrame.from_records(records, columns=list(CATALOG_COLUMNS))
+    frame = frame.astype({c: "string" for c in CATALOG_COLUMNS})
+    numeric = [
+        float(v) if (u not in TEXT_UNITS and k != "shape" and _is_number(v)) else math.nan
+        for v, u, k in zip(frame["value"], frame["unit"], frame["kind"])
+    ]
+    frame["value_num"] = pd.Series(numeric, index=frame.index, dtype="float64")
+
+    mask = pd.Series(True, index=frame.index)
+    if source is not None:
+        names = {source} if isinstance(source, str) else set(source)
+        by_file = {v: k for k, v in DOCUMENTS.items()}
+        present = {p.stem for p in _catalog_files(root)}
+        docs = {by_file.get(n, n) for n in names}
+        _as_set("source", docs, present | set(DOCUMENTS))
+        mask &= frame["id"].str.split(".", n=1).str[0].isin(docs)
+    if model_area is not None:
+        mask &= frame["model_area"].isin(_as_set("model_area", model_area, MODEL_AREAS))
+    if ids is not None:
+        wanted = {ids} if isinstance(ids, str) else set(ids)
+        _as_set("ids", wanted, set(frame["id"]))
+        mask &= frame["id"].isin(wanted)
+    return frame[mask].reset_index(drop=True)
+
+
+def catalog_metadata(*, data_dir=None) -> dict[str, dict]:
+    """The metadata file of each catalog document.
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+        Folder holding ``catalog/``; default :func:`data_folder`.
+
+    Returns
+    -------
+    dict
+        Document short name -> the parsed ``data/catalog/<doc>.toml``.
+
+    Raises
+    ------
+    ValueError
+        A TOML file that does not parse, lacks one of :data:`METADATA_KEYS`, names another
+        seed file than its document's, or whose ``rows`` differs from its CSV's row count.
+    """
+    import tomllib
+
+    root = data_folder(data_dir)
+    folder = root / "catalog"
+    order = {doc: i for i, doc in enumerate(DOCUMENTS)}
+    result: dict[str, dict] = {}
+    for path in sorted(folder.glob("*.toml"), key=lambda p: (order.get(p.stem, len(order)), p.name)):
+        try:
+            meta = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise _fail(path, "file", f"is not valid TOML ({exc})") from None
+        for key in METADATA_KEYS:
+            if key not in meta:
+                raise _fail(path, f"key {key!r}", f"missing; required keys are {list(METADATA_KEYS)}")
+        expected = DOCUMENTS.get(path.stem)
+        if expected is not None and meta["source"] != expected:
+            raise _fail(path, "key 'source'", f"must be {expected!r}, got {meta['source']!r}")
+        csv_path = path.with_suffix(".csv")
+        if csv_path.exists():
+            with open(csv_path, newline="", encoding="utf-8") as handle:
+                n_rows = max(sum(1 for _ in csv.reader(handle)) - 1, 0)
+            if meta["rows"] != n_rows:
+                raise _fail(path, "key 'rows'",
+                            f"rows = {meta['rows']!r} but {csv_path.name} has {n_rows} data rows")
+        result[path.stem] = meta
+    return result
+
+
+def dasd_statistics(*, data_dir=None):
+    """The ``/proc/dasd/statistics`` histograms printed in the fs03 deck, one row per bucket.
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+        Folder holding ``dasd_statistics.csv`` and ``.toml``; default :func:`data_folder`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``histogram`` (string), ``bucket`` (int64, 0..31), ``lower`` and ``upper``
+        (float64 bucket bounds in ``unit``: lower inclusive, upper exclusive, last upper
+        ``inf``), ``unit`` (string), ``count`` (int64). ``.attrs["metadata"]`` holds the
+        parsed ``dasd_statistics.toml`` (printed titles, totals, driver source).
+
+    Raises
+    ------
+    ValueError
+        A malformed file, naming the file, the 1-based data row and the column.
+    """
+    import tomllib
+
+    import pandas as pd
+
+    root = data_folder(data_dir)
+    path = root / "dasd_statistics.csv"
+    records = []
+    seen: dict[tuple[str, int], int] = {}
+    for number, row in enumerate(_read_rows(path, DASD_COLUMNS), start=1):
+        rec = dict(zip(DASD_COLUMNS, row))
+
+        def bad(column: str, message: str) -> ValueError:
+            return _fail(path, f"row {number}, column {column!r}", message)
+
+        if not _HISTOGRAM_RE.match(rec["histogram"]):
+            raise bad("histogram", f"histogram must be a lowercase slug, got {rec['histogram']!r}")
+        try:
+            bucket = int(rec["bucket"])
+        except ValueError:
+            bucket = -1
+        if not 0 <= bucket < _N_BUCKETS or rec["bucket"].strip() != str(bucket):
+            raise bad("bucket", f"bucket must be an integer 0..{_N_BUCKETS - 1}, got {rec['bucket']!r}")
+        bounds = {}
+        for column in ("lower", "upper"):
+            try:
+                bounds[column] = float(rec[column])
+            except ValueError:
+                raise bad(column, f"{column} must be a number or inf, got {rec[column]!r}") from None
+            if math.isnan(bounds[column]) or bounds[column] < 0:
+                raise bad(column, f"{column} must be >= 0, got {rec[column]!r}")
+        if not bounds["lower"] < bounds["upper"]:
+            raise bad("upper", f"upper must exceed lower, got lower={rec['lower']!r}, upper={rec['upper']!r}")
+        if not rec["unit"].strip():
+            raise bad("unit", "unit must not be empty")
+        try:
+            count = int(rec["count"])
+        except ValueError:
+            count = -1
+        if count < 0 or rec["count"].strip() != str(count):
+            raise bad("count", f"count must be a non-negative integer, got {rec['count']!r}")
+        key = (rec["histogram"], bucket)
+        if key in seen:
+            raise bad("bucket", f"bucket {bucket} of {rec['histogram']!r} repeats row {seen[key]}")
+        seen[key] = number
+        records.append((rec["histogram"], bucket, bounds["lower"], bounds["upper"], rec["unit"], count))
+    histograms = dict.fromkeys(h for h, *_ in records)
+    for name in histograms:
+        buckets = sorted(b for h, b, *_ in records if h == name)
+        if buckets != list(range(_N_BUCKETS)):
+            missing = sorted(set(range(_N_BUCKETS)) - set(buckets))
+            raise _fail(path, f"histogram {name!r}, column 'bucket'",
+                        f"must have buckets 0..{_N_BUCKETS - 1} once each; missing {missing}")
+    frame = pd.DataFrame.from_records(records, columns=list(DASD_COLUMNS))
+    frame = frame.astype({"histogram": "string", "bucket": "int64", "lower": "float64",
+                          "upper": "float64", "unit": "string", "count": "int64"})
+    meta_path = path.with_suffix(".toml")
+    if meta_path.exists():
+        try:
+            frame.attrs["metadata"] = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
+    return frame
