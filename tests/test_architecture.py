@@ -12,7 +12,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "zmodel"
 LAYERS = {"queueing": 0, "hardware": 1, "kernel": 2}
-BESIDE = {"data", "calibration", "plotting", "report", "cli"}
+BESIDE = {"data", "calibration", "fits", "plotting", "report", "cli"}
 
 
 def _zmodel_imports(path: Path):

@@ -17,7 +17,7 @@ from importlib import import_module as _import_module
 __version__ = "0.1.0"
 __all__ = ["queueing", "hardware", "kernel", "data", "calibration", "__version__"]
 
-_SUBMODULES = {"queueing", "hardware", "kernel", "data", "calibration", "plotting", "report", "cli"}
+_SUBMODULES = {"queueing", "hardware", "kernel", "data", "calibration", "fits", "plotting", "report", "cli"}
 
 
 def __getattr__(name):
