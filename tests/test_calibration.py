@@ -377,7 +377,7 @@ def test_more_free_parameters_than_measurements_is_flagged():
     fit = calibrate(linear_model([1.0]), linear_data([3.0]), scale="absolute")
     t = fit.parameter_table
     assert not t["identifiable"].any()
-    assert "2 free parameters but only 1 measurements used" in t.loc["a", "note"]
+    assert "2 free parameters but only 1 informative measurements (1 used" in t.loc["a", "note"]
     assert fit.dof == -1 and math.isnan(fit.redchi)
 
 
@@ -606,3 +606,14 @@ def test_progress_bar_disabled_under_ci(monkeypatch):
     assert _progress(range(3), 3, "x", None).disable
     monkeypatch.delenv("CI")
     assert not _progress(range(3), 3, "x", True).disable
+
+
+def test_satisfied_bounds_do_not_make_parameters_identifiable():
+    # one value and one satisfied bound for two free parameters: the bound carries no
+    # information, so both parameters stay flagged (a data set of 1 informative row)
+    m = linear_model([1.0, 2.0])
+    data = linear_data([3.0, 100.0])
+    data.loc[1, "kind"] = "upper_bound"
+    fit = calibrate(m, data, scale="absolute")
+    assert not fit.parameter_table["identifiable"].any()
+    assert "only 1 informative measurements (2 used" in fit.parameter_table.loc["a", "note"]

@@ -849,14 +849,17 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
             notes[n].append(f"at its {which} bound ({(lo if which == 'min' else hi)[j]:g}): the data push it "
                             f"past its physical limit; standard error not computed")
     unident = np.zeros(n_free, dtype=bool)
-    if n_free > n_data:
+    if n_free > n_active:
+        # satisfied bounds carry no information: count only the active rows
         unident[:] = True
         for n in free:
-            notes[n].append(f"not identifiable: {n_free} free parameters but only {n_data} measurements used")
+            notes[n].append(f"not identifiable: {n_free} free parameters but only {n_active} informative "
+                            f"measurements ({n_data} used, satisfied bounds carry no information)")
+    informative = (~is_bound | (res != 0))[used]
     inner = np.flatnonzero(~at_bound)
     cov = np.full((n_free, n_free), math.nan)
     if len(inner) and len(used_tab):
-        J = jac[:, inner]
+        J = jac[informative][:, inner]
         colnorm = np.linalg.norm(J, axis=0)
         biggest = colnorm.max() if colnorm.size else 0.0
         zero_col = colnorm <= 1e-12 * biggest if biggest > 0 else np.ones_like(colnorm, dtype=bool)

@@ -1,0 +1,1 @@
+"""Calibrations of the layered models against the documented numbers (beside the layers)."""
