@@ -103,3 +103,10 @@ def test_to_frame_single_network():
     r = _Demo(throughput=np.float64(3.0), residence_time=np.array([1.0, 2.0]))
     df = r.to_frame()
     assert list(df.station) == [0, 1] and df.throughput.tolist() == [3.0, 3.0]
+
+
+def test_to_frame_accepts_series_fields():
+    r = _Demo(throughput=pd.Series([1.0, 2.0], index=["a", "b"]),
+              residence_time=np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    df = r.to_frame()
+    assert len(df) == 6 and df.loc[df.batch == 1, "throughput"].unique().tolist() == [2.0]

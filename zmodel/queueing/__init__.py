@@ -42,8 +42,13 @@ _EXPORTS = {
     "mg1": "single", "md1": "single", "ggc": "single", "StationResult": "single",
     # open networks (open_networks.py)
     "jackson_network": "open_networks", "open_multiclass": "open_networks",
+    "OpenNetworkResult": "open_networks", "OpenMulticlassResult": "open_networks",
     # scalability laws (scalability.py)
     "usl": "scalability", "usl_fit": "scalability", "amdahl": "scalability",
+    "UslFitResult": "scalability",
+    # simulation oracle (simulation.py)
+    "simulate_station": "simulation", "simulate_closed_network": "simulation",
+    "StationSimulationResult": "simulation", "ClosedNetworkSimulationResult": "simulation",
     # exact symbolic forms (symbolic.py) and the simulation oracle (simulation.py)
     "symbolic": None, "simulation": None,
 }

@@ -40,7 +40,8 @@ class Result:
         arrays, constants = {}, {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if isinstance(v, (np.ndarray, float, int, np.floating, np.integer)) and not isinstance(v, bool):
+            if (hasattr(v, "__array__") or isinstance(v, (float, int, np.floating, np.integer))) \
+                    and not isinstance(v, (bool, str)):
                 a = np.asarray(v, dtype=float)
                 arrays[f.name] = a
             elif isinstance(v, (str, bool)) or v is None:
