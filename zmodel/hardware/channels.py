@@ -1,0 +1,643 @@
+r"""The channel subsystem: channel paths (CHPIDs), subchannels, ESCON/FICON/FCP links, multipath, PAV.
+
+On zSeries every device is reached through the channel subsystem: it "offers 256 channel
+paths (each identified by a channel path ID, or CHPID) and can drive up to 65,535
+devices. Each device is attached to the zSeries by using up to eight CHPIDs", and there
+is a one-to-one relation between subchannels and device numbers (ibmsj, section
+"New device model", seed 000_bf0694975d199a2d.txt). A subchannel runs one I/O at a
+time; Parallel Access Volume (PAV) aliases give an ECKD volume extra subchannels.
+
+This module turns the parameters of a link technology and of a path configuration into
+service demands and calls :mod:`zmodel.queueing`:
+
+* :class:`ChannelLink` — one channel technology: effective data rate per direction, the
+  per-I/O channel (command) time, duplex, and how many I/Os it multiplexes. ESCON is
+  circuit switched and half duplex: the channel is held by one I/O for its command and
+  its whole data transfer (a single-server FCFS station). FICON and FCP multiplex many
+  concurrent I/Os (open exchanges) over a full-duplex link: the per-I/O command
+  processing is a single-server station (the channel processor) and each link direction
+  is a processor-sharing station whose capacity is the data rate.
+* :class:`ChannelSubsystem` — a device group reached over ``paths`` channel paths,
+  used as ``"failover"`` (one active path, the others standby) or ``"multibus"`` (I/O
+  spread over all paths, each I/O paying a host path-selection time); with ``aliases``
+  PAV aliases per device. It predicts the z/OS RMF decomposition of the I/O response
+  time (IOSQ, pending, disconnect, connect) for an open load, the closed-loop
+  throughput of a number of synchronous I/O streams, and the maximum I/O rate and
+  data rate of the channels.
+
+References
+----------
+.. [1] C. Bornträger, M. Schwidefsky, "Linux 2.6 on zSeries", IBM Systems Journal
+   44(2), 2005 (seed ibmsj): channel subsystem, CHPIDs, subchannels.
+.. [2] IBM, *z/OS Resource Measurement Facility Report Analysis*, SC33-7991, "DASD
+   Activity report" (IOSQ, PEND, DISC, CONN time; section not re-verified).
+.. [3] E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
+   Performance*, Prentice Hall 1984, ch. 10 "Disk I/O" (channel contention and path
+   selection in queueing models; page not re-verified).
+.. [4] L. Kleinrock, *Queueing Systems, Vol. 2: Computer Applications*, Wiley 1976,
+   §4.4 (processor sharing: mean response :math:`S/(1-\rho)` for any service law).
+.. [5] IBM Redbook SG24-5444, *IBM System z Connectivity Handbook*, ESCON and FICON
+   chapters (ESCON 17 MB/s half duplex, one I/O per channel; FICON full duplex,
+   concurrent I/Os).
+
+Examples
+--------
+>>> from zmodel.hardware.channels import ChannelLink, ChannelSubsystem
+>>> ficon = ChannelLink.from_catalog("FICON-4G", command_time=100e-6)
+>>> round(ficon.max_io_rate(4096, read_fraction=1.0))       # command bound: 1/100 us
+10000
+>>> round(ficon.max_data_rate(1 << 20, read_fraction=1.0) / 1e6)   # link bound
+400
+>>> css = ChannelSubsystem(ficon, paths=2, multipath="multibus", devices=32)
+>>> r = css.response_time(io_rate=2000.0, block_size=4096, disconnect_time=0.002)
+>>> round(r.response_time * 1e3, 3) == round((r.iosq_time + r.pending_time
+...                                            + r.disconnect_time + r.connect_time) * 1e3, 3)
+True
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from zmodel.queueing import SaturationWarning, mm1, mmc, mva
+from zmodel.queueing._result import Result
+from zmodel.queueing._validate import as_float_array, as_int_array, as_probability, series_index, wrap
+
+__all__ = [
+    "MAX_CHPIDS",
+    "MAX_DEVICES",
+    "MAX_PATHS_PER_DEVICE",
+    "PROTOCOLS",
+    "ChannelLink",
+    "ChannelSubsystem",
+    "ClosedIOResult",
+    "IOResponse",
+]
+
+#: Channel paths of one channel subsystem (ibmsj: "offers 256 channel paths").
+MAX_CHPIDS = 256
+#: Channel paths per device (ibmsj: "up to eight CHPIDs").
+MAX_PATHS_PER_DEVICE = 8
+#: Devices one channel subsystem can drive (ibmsj, printed "up to 65,535 devices").
+MAX_DEVICES = 65535
+#: Link protocols modelled.
+PROTOCOLS = ("ESCON", "FICON", "FCP")
+#: Multipath modes: one active path with standbys, or I/O spread over all paths.
+MULTIPATH_MODES = ("failover", "multibus")
+
+
+def _positive(name: str, value: float, *, allow_inf: bool = False) -> float:
+    v = float(value)
+    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
+        rule = "positive" if allow_inf else "positive and finite"
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    return v
+
+
+def _nonnegative(name: str, value: float) -> float:
+    v = float(value)
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
+    return v
+
+
+def _count(name: str, value, lo: int, hi: int | None = None) -> int:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+    if not math.isfinite(v) or v != round(v) or v < lo or (hi is not None and v > hi):
+        rule = f"an integer in [{lo}, {hi}]" if hi is not None else f"an integer >= {lo}"
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    return int(v)
+
+
+# --------------------------------------------------------------------------- link
+@dataclasses.dataclass(frozen=True)
+class ChannelLink:
+    r"""One channel technology (ESCON, FICON or FCP at a given link speed), SI parameters.
+
+    Parameters
+    ----------
+    protocol : {"ESCON", "FICON", "FCP"}
+        Channel protocol.
+    data_rate : float
+        Effective payload rate of the link per direction, positive [B/s].
+    command_time : float
+        Per-I/O channel overhead: channel-processor time to start, run the protocol
+        exchange and end one I/O, independent of its size, >= 0 [s].
+    directions : int, default 2
+        1 for a half-duplex link (ESCON: reads and writes share the link), 2 for full
+        duplex (FICON, FCP: inbound and outbound data travel independently) [1].
+    concurrency : float, default inf
+        I/Os the channel multiplexes (open exchanges); 1 means circuit switched (ESCON),
+        > 1 a multiplexing channel whose link is a processor-sharing station [1].
+    adapter_rate : float, default inf
+        Cap of the channel adapter's data path, below the link rate when the card rather
+        than the fibre limits a protocol [B/s].
+    link_rate : float, default nan
+        Nominal link rate, informational [bit/s].
+    name : str, default ""
+        Catalog name.
+
+    Notes
+    -----
+    The effective data rate is :math:`r = \min(\text{data\_rate}, \text{adapter\_rate})`.
+    An I/O of ``block_size`` B bytes, a fraction f of which are reads, demands per
+    channel path (Lazowska et al. 1984, ch. 10; [5] for the ESCON/FICON contrast):
+
+    * circuit switched (concurrency 1): one station, :math:`D = t_c + B/r`;
+    * multiplexed: channel processor :math:`D_c = t_c`, inbound link
+      :math:`D_{in} = f B / r` and outbound link :math:`D_{out} = (1-f) B / r` when full
+      duplex (one shared direction :math:`B/r` when half duplex).
+
+    The bottleneck law gives the maximum I/O rate :math:`X_{max} = 1/\max_k D_k`
+    (Lazowska et al. 1984, §5.2), the maximum data rate :math:`B X_{max}`.
+
+    Examples
+    --------
+    >>> escon = ChannelLink("ESCON", data_rate=17e6, command_time=0.0, directions=1, concurrency=1)
+    >>> round(escon.max_data_rate(65536) / 1e6, 6)
+    17.0
+    >>> fcp = ChannelLink("FCP", data_rate=400e6, command_time=50e-6, adapter_rate=250e6)
+    >>> round(fcp.max_data_rate(1 << 20, read_fraction=0.5) / 1e6)     # 250 MB/s each way
+    500
+    """
+
+    protocol: str
+    data_rate: float
+    command_time: float
+    directions: int = 2
+    concurrency: float = math.inf
+    adapter_rate: float = math.inf
+    link_rate: float = math.nan
+    name: str = ""
+
+    def __post_init__(self):
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, got {self.protocol!r}")
+        object.__setattr__(self, "data_rate", _positive("data_rate", self.data_rate))
+        object.__setattr__(self, "command_time", _nonnegative("command_time", self.command_time))
+        object.__setattr__(self, "directions", _count("directions", self.directions, 1, 2))
+        c = float(self.concurrency)
+        if math.isnan(c) or c < 1 or (math.isfinite(c) and c != round(c)):
+            raise ValueError(f"concurrency must be a positive integer or math.inf, got {self.concurrency!r}")
+        object.__setattr__(self, "concurrency", c)
+        object.__setattr__(self, "adapter_rate", _positive("adapter_rate", self.adapter_rate, allow_inf=True))
+        if self.protocol == "ESCON" and (self.directions != 1 or c != 1):
+            raise ValueError("an ESCON link is half duplex and circuit switched: directions and "
+                             f"concurrency must be 1, got {self.directions} and {self.concurrency!r}")
+
+    @classmethod
+    def from_catalog(cls, name: str, *, command_time: float | None = None, data_dir=None,
+                     **overrides) -> "ChannelLink":
+        """Build a link from ``data/hardware/links.csv`` (values in SI, converted once there).
+
+        Parameters
+        ----------
+        name : str
+            Catalog name or alias, e.g. ``"FICON-4G"`` or ``"FCP (2 Gbps)"``.
+        command_time : float, optional
+            Per-I/O channel overhead [s]; default ``1/max_io_rate`` when the catalog
+            gives a maximum I/O rate for this link, else it must be given.
+        data_dir : path-like, optional
+            Folder holding ``hardware/``.
+        **overrides
+            Any other constructor field (e.g. ``adapter_rate``, ``concurrency``).
+
+        Returns
+        -------
+        ChannelLink
+        """
+        from zmodel.hardware import catalog
+
+        spec = catalog.component("links", name, data_dir=data_dir)
+        canonical = next(n for n in catalog.names("links", data_dir=data_dir)
+                         if catalog.component("links", n, data_dir=data_dir) == spec)
+        protocol = next((p for p in PROTOCOLS if canonical.upper().startswith(p)), None)
+        if protocol is None:
+            raise ValueError(f"link {canonical!r}: cannot tell its protocol from the name "
+                             f"(expected a prefix among {list(PROTOCOLS)})")
+        if command_time is None:
+            if "max_io_rate" not in spec:
+                raise ValueError(f"command_time must be given for link {canonical!r} "
+                                 "(the catalog has no max_io_rate for it)")
+            command_time = 1.0 / spec["max_io_rate"]
+        fields = dict(protocol=protocol, data_rate=spec["data_rate"], command_time=command_time,
+                      directions=int(spec.get("directions", 2)),
+                      concurrency=spec.get("concurrent_ios", math.inf),
+                      link_rate=spec.get("link_rate", math.nan), name=canonical)
+        fields.update(overrides)
+        return cls(**fields)
+
+    @property
+    def circuit_switched(self) -> bool:
+        """True when the channel carries one I/O at a time (ESCON)."""
+        return self.concurrency == 1
+
+    @property
+    def effective_rate(self) -> float:
+        """Data rate per direction after the adapter cap, ``min(data_rate, adapter_rate)`` [B/s]."""
+        return min(self.data_rate, self.adapter_rate)
+
+    def transfer_time(self, block_size):
+        """Time to move ``block_size`` bytes at the effective rate, ``B / r`` [s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+
+        Returns
+        -------
+        float or ndarray
+            Transfer time [s].
+        """
+        index = series_index(block_size)
+        b = as_float_array("block_size", block_size, positive=True)
+        return wrap(b / self.effective_rate, index)
+
+    def demands(self, block_size, read_fraction=1.0) -> np.ndarray:
+        """Per-I/O service demands on one path: [channel processor, inbound link, outbound link] [s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of I/Os (bytes) that are reads, in [0, 1] [1].
+
+        Returns
+        -------
+        ndarray
+            Shape ``broadcast + (3,)``. A circuit-switched link puts its whole demand on
+            the first station; a half-duplex multiplexed link puts all data on the second.
+        """
+        b = as_float_array("block_size", block_size, positive=True)
+        f = as_probability("read_fraction", read_fraction)
+        b, f = np.broadcast_arrays(b, f)
+        transfer = b / self.effective_rate
+        zero = np.zeros_like(transfer)
+        if self.circuit_switched:
+            cols = (self.command_time + transfer, zero, zero)
+        elif self.directions == 1:
+            cols = (self.command_time + zero, transfer, zero)
+        else:
+            cols = (self.command_time + zero, f * transfer, (1.0 - f) * transfer)
+        return np.stack(cols, axis=-1)
+
+    def max_io_rate(self, block_size, read_fraction=1.0):
+        """Maximum I/O rate of one channel path (bottleneck law) [1/s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of reads, in [0, 1] [1].
+
+        Returns
+        -------
+        float or ndarray
+            :math:`1 / \\max_k D_k` [1/s].
+        """
+        index = series_index(block_size, read_fraction)
+        d = self.demands(block_size, read_fraction)
+        return wrap(1.0 / d.max(axis=-1), index)
+
+    def max_data_rate(self, block_size, read_fraction=1.0):
+        """Maximum data rate of one channel path, ``block_size * max_io_rate`` [B/s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of reads, in [0, 1] [1].
+
+        Returns
+        -------
+        float or ndarray
+            [B/s]
+        """
+        index = series_index(block_size, read_fraction)
+        b = as_float_array("block_size", block_size, positive=True)
+        d = self.demands(block_size, read_fraction)
+        return wrap(np.broadcast_to(b, d.shape[:-1]) / d.max(axis=-1), index)
+
+
+# --------------------------------------------------------------------------- results
+class _SeriesFrame:
+    """``to_frame`` that keeps a Series input's index (as the queueing results do)."""
+
+    def to_frame(self):
+        """A tidy :class:`pandas.DataFrame`, one row per cell, indexed like a Series input."""
+        index, plain = None, {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if type(value).__name__ == "Series":
+                index = value.index
+                plain[f.name] = value.to_numpy()
+        frame = Result.to_frame(dataclasses.replace(self, **plain) if plain else self)
+        if index is not None:
+            frame = frame.drop(columns=[c for c in frame.columns if c.startswith("batch")])
+            frame.index = index
+        return frame
+
+
+@dataclasses.dataclass(frozen=True)
+class IOResponse(_SeriesFrame, Result):
+    """I/O response time split as z/OS RMF reports it, for an open load.
+
+    Attributes
+    ----------
+    iosq_time : float, ndarray or Series
+        Time queued in the operating system before the start subchannel: waiting for
+        the device's subchannel(s), plus the host path-selection time of multibus [s].
+    pending_time : float, ndarray or Series
+        From start subchannel to the start of data transfer: waiting for a channel
+        path plus the channel command time [s].
+    disconnect_time : float, ndarray or Series
+        Time the storage server works without the channel (cache miss, destage) [s].
+    connect_time : float, ndarray or Series
+        Data transfer time, stretched by link sharing on multiplexed channels [s].
+    response_time : float, ndarray or Series
+        Sum of the four [s].
+    channel_utilization : float, ndarray or Series
+        Busy fraction of each active channel path's processor (ESCON: of the channel) [1].
+    link_utilization : float, ndarray or Series
+        Busy fraction of the busier link direction of each active path (0 for ESCON,
+        whose transfer is counted in channel_utilization) [1].
+    device_utilization : float, ndarray or Series
+        Busy fraction of each subchannel of a device (base plus aliases) [1].
+    throughput : float, ndarray or Series
+        Completed I/Os per second, all devices [1/s].
+    """
+
+    iosq_time: Any
+    pending_time: Any
+    disconnect_time: Any
+    connect_time: Any
+    response_time: Any
+    channel_utilization: Any
+    link_utilization: Any
+    device_utilization: Any
+    throughput: Any
+
+    trailing_dims: ClassVar[tuple[str, ...]] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ClosedIOResult(_SeriesFrame, Result):
+    """Closed-loop throughput of synchronous I/O streams over a channel group.
+
+    Attributes
+    ----------
+    throughput : float or ndarray
+        I/Os completed per second [1/s].
+    data_rate : float or ndarray
+        Bytes moved per second, ``throughput * block_size`` [B/s].
+    response_time : float or ndarray
+        Mean I/O time, think (host) time excluded [s].
+    channel_utilization : float or ndarray
+        Busy fraction of each active channel path's processor [1].
+    link_utilization : float or ndarray
+        Busy fraction of the busier link direction of each active path [1].
+    """
+
+    throughput: Any
+    data_rate: Any
+    response_time: Any
+    channel_utilization: Any
+    link_utilization: Any
+
+    trailing_dims: ClassVar[tuple[str, ...]] = ()
+
+
+# --------------------------------------------------------------------------- subsystem
+@dataclasses.dataclass(frozen=True)
+class ChannelSubsystem:
+    r"""A group of devices reached over ``paths`` channel paths of one link technology.
+
+    Parameters
+    ----------
+    link : ChannelLink
+        The channel technology of every path.
+    paths : int, default 1
+        Channel paths (CHPIDs) per device, 1..8 [1].
+    multipath : {"failover", "multibus"}, default "failover"
+        ``"failover"``: one active path, the others standby; ``"multibus"``: I/O spread
+        over all paths (any free path serves), each I/O paying ``multipath_cpu_time``.
+    multipath_cpu_time : float, default 0
+        Host time per I/O for path selection in multibus mode, >= 0 [s].
+    aliases : int, default 0
+        PAV alias subchannels per device (ECKD on ESCON/FICON only), >= 0 [1].
+    devices : int, default 1
+        Devices sharing the paths, 1..65535 [1].
+
+    Notes
+    -----
+    Open load :math:`\lambda` spread evenly over the devices, active paths
+    :math:`k = \text{paths}` (multibus) or 1 (failover). RMF decomposition [2], solved as
+    a two-level decomposition (Lazowska et al. 1984, ch. 10):
+
+    * pending: the channel processor (ESCON: the whole channel) is an M/M/k station
+      with service :math:`D_c`: :math:`T_{pend} = W_q(M/M/k) + t_c`;
+    * connect: a multiplexed link is a processor-sharing station per path and direction,
+      :math:`T_{conn} = \sum_d D_d / (1 - \lambda D_d / k)` (PS mean response, Kleinrock
+      Vol. 2 §4.4); ESCON: :math:`T_{conn} = B/r` (the wait is in pending);
+    * disconnect: given by the storage server;
+    * IOSQ: each device is an M/M/c station with :math:`c = 1 + \text{aliases}` servers
+      (one active I/O per subchannel) and service :math:`T_{pend} + T_{disc} + T_{conn}`:
+      :math:`T_{IOSQ} = W_q(M/M/c) + t_{mp}` with the multibus path-selection time.
+
+    Valid for Poisson arrivals and below saturation of every station (the library's
+    saturation policy applies: infinite times, one warning per station). The
+    decomposition treats the device and channel queues as independent (approximation).
+
+    Examples
+    --------
+    >>> link = ChannelLink("FICON", data_rate=200e6, command_time=100e-6)
+    >>> css = ChannelSubsystem(link, paths=4, multipath="multibus", devices=32)
+    >>> round(css.max_io_rate(4096))
+    40000
+    """
+
+    link: ChannelLink
+    paths: int = 1
+    multipath: str = "failover"
+    multipath_cpu_time: float = 0.0
+    aliases: int = 0
+    devices: int = 1
+
+    def __post_init__(self):
+        if not isinstance(self.link, ChannelLink):
+            raise ValueError(f"link must be a ChannelLink, got {type(self.link).__name__}")
+        object.__setattr__(self, "paths", _count("paths", self.paths, 1, MAX_PATHS_PER_DEVICE))
+        if self.multipath not in MULTIPATH_MODES:
+            raise ValueError(f"multipath must be one of {list(MULTIPATH_MODES)}, got {self.multipath!r}")
+        object.__setattr__(self, "multipath_cpu_time",
+                           _nonnegative("multipath_cpu_time", self.multipath_cpu_time))
+        object.__setattr__(self, "aliases", _count("aliases", self.aliases, 0))
+        if self.aliases and self.link.protocol == "FCP":
+            raise ValueError("aliases (PAV) apply to ECKD devices on ESCON/FICON channels, "
+                             f"got {self.aliases} on an FCP link")
+        object.__setattr__(self, "devices", _count("devices", self.devices, 1, MAX_DEVICES))
+
+    @property
+    def active_paths(self) -> int:
+        """Paths carrying I/O: all of them for multibus, one for failover [1]."""
+        return self.paths if self.multipath == "multibus" else 1
+
+    @property
+    def path_selection_time(self) -> float:
+        """Host time per I/O for multipath path selection (0 unless multibus) [s]."""
+        return self.multipath_cpu_time if self.multipath == "multibus" else 0.0
+
+    def max_io_rate(self, block_size, read_fraction=1.0):
+        """Maximum I/O rate over the active paths, ``k / max_k D_k`` [1/s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of reads, in [0, 1] [1].
+
+        Returns
+        -------
+        float or ndarray
+            [1/s]
+        """
+        index = series_index(block_size, read_fraction)
+        return wrap(self.active_paths * np.asarray(self.link.max_io_rate(block_size, read_fraction)), index)
+
+    def max_data_rate(self, block_size, read_fraction=1.0):
+        """Maximum data rate over the active paths [B/s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of reads, in [0, 1] [1].
+
+        Returns
+        -------
+        float or ndarray
+            [B/s]
+        """
+        index = series_index(block_size, read_fraction)
+        return wrap(self.active_paths * np.asarray(self.link.max_data_rate(block_size, read_fraction)), index)
+
+    def response_time(self, io_rate, block_size, read_fraction=1.0, disconnect_time=0.0) -> IOResponse:
+        """I/O response time and its RMF split for an open Poisson load.
+
+        Parameters
+        ----------
+        io_rate : float or array_like
+            I/Os per second offered to all devices together, >= 0 [1/s].
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of reads, in [0, 1] [1].
+        disconnect_time : float or array_like, default 0
+            Storage-server time per I/O without the channel, >= 0 [s].
+
+        Returns
+        -------
+        IOResponse
+            Times [s], utilizations [1], throughput [1/s]; Series when a Series came in.
+        """
+        index = series_index(io_rate, block_size, read_fraction, disconnect_time)
+        lam = as_float_array("io_rate", io_rate)
+        disc = as_float_array("disconnect_time", disconnect_time)
+        d = self.link.demands(block_size, read_fraction)
+        lam, disc = np.broadcast_arrays(lam, disc)
+        shape = np.broadcast_shapes(lam.shape, d.shape[:-1])
+        lam, disc = np.broadcast_to(lam, shape), np.broadcast_to(disc, shape)
+        d = np.broadcast_to(d, shape + (3,))
+        k = self.active_paths
+        ch = mmc(lam, d[..., 0], servers=k)
+        pending = np.asarray(ch.waiting_time) + self.link.command_time
+        if self.link.circuit_switched:
+            connect = d[..., 0] - self.link.command_time
+            link_util = np.zeros(shape)
+        else:
+            connect = np.zeros(shape)
+            link_util = np.zeros(shape)
+            for col in (1, 2):
+                dem = d[..., col]
+                has = dem > 0
+                ps = mm1(np.where(has, lam / k, 0.0), np.where(has, dem, 1.0))
+                connect = connect + np.where(has, np.asarray(ps.response_time), 0.0)
+                link_util = np.maximum(link_util, np.where(has, np.asarray(ps.utilization), 0.0))
+        busy = pending + disc + connect
+        finite = np.isfinite(busy)
+        servers = 1 + self.aliases
+        with warnings.catch_warnings():
+            if not finite.all():  # the channel already warned; the device placeholder must not
+                warnings.simplefilter("ignore", category=SaturationWarning)
+            dev = mmc(lam / self.devices, np.where(finite, busy, 1.0), servers=servers)
+        iosq = np.where(finite, np.asarray(dev.waiting_time), np.inf) + self.path_selection_time
+        dev_util = np.where(finite, np.asarray(dev.utilization), 1.0)
+        total = iosq + busy
+        throughput = np.where(np.isfinite(total), lam, np.minimum(lam, np.asarray(ch.throughput)))
+        out = dict(iosq_time=iosq, pending_time=pending, disconnect_time=disc + 0.0, connect_time=connect,
+                   response_time=total, channel_utilization=np.asarray(ch.utilization),
+                   link_utilization=link_util, device_utilization=dev_util, throughput=throughput)
+        return IOResponse(**{n: wrap(v, index, n) for n, v in out.items()})
+
+    def throughput(self, population, block_size, read_fraction=1.0, disconnect_time=0.0,
+                   think_time=0.0) -> ClosedIOResult:
+        r"""Throughput of ``population`` synchronous I/O streams, one device each (closed MVA).
+
+        Parameters
+        ----------
+        population : int or array_like
+            Concurrent synchronous I/O streams (e.g. benchmark threads, one per disk), >= 0 [1].
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+        read_fraction : float or array_like, default 1
+            Fraction of reads, in [0, 1] [1].
+        disconnect_time : float or array_like, default 0
+            Storage-server time per I/O without the channel; the storage server is taken
+            as having enough parallel resources to overlap streams (a delay station) [s].
+        think_time : float or array_like, default 0
+            Host time between an I/O's completion and the stream's next I/O (CPU path
+            length, page-cache copy), >= 0; multibus adds its path-selection time [s].
+
+        Returns
+        -------
+        ClosedIOResult
+
+        Notes
+        -----
+        Stations: channel processor, inbound link, outbound link (each with k servers,
+        k the active paths: any free path serves an I/O) and the storage server as a
+        delay, solved by exact MVA (:func:`zmodel.queueing.mva`; Lazowska et al. 1984
+        §6.4). Each stream has its own device, so no subchannel queueing arises
+        (one active I/O per stream). PS and FCFS-exponential stations have the same
+        product-form means (BCMP), so the multiplexed link is exact in this model.
+        """
+        index = series_index(population, block_size, read_fraction, disconnect_time, think_time)
+        n = as_int_array("population", population, minimum=0)
+        z = as_float_array("think_time", think_time) + self.path_selection_time
+        disc = as_float_array("disconnect_time", disconnect_time)
+        b = as_float_array("block_size", block_size, positive=True)
+        d = self.link.demands(block_size, read_fraction)
+        shape = np.broadcast_shapes(n.shape, z.shape, disc.shape, d.shape[:-1])
+        demands = np.concatenate([np.broadcast_to(d, shape + (3,)),
+                                  np.broadcast_to(disc, shape)[..., None]], axis=-1)
+        k = self.active_paths
+        r = mva(demands, np.broadcast_to(n, shape), np.broadcast_to(z, shape), servers=[k, k, k, math.inf])
+        x = np.asarray(r.throughput, dtype=float)
+        util = np.asarray(r.utilization, dtype=float)
+        link_util = util[..., 0] * 0.0 if self.link.circuit_switched else np.maximum(util[..., 1], util[..., 2])
+        out = dict(throughput=x, data_rate=x * np.broadcast_to(b, shape), response_time=np.asarray(r.response_time),
+                   channel_utilization=util[..., 0], link_utilization=link_util)
+        return ClosedIOResult(**{name: wrap(v, index, name) for name, v in out.items()})
