@@ -331,26 +331,8 @@ class ChannelLink:
 
 
 # --------------------------------------------------------------------------- results
-class _SeriesFrame:
-    """``to_frame`` that keeps a Series input's index (as the queueing results do)."""
-
-    def to_frame(self):
-        """A tidy :class:`pandas.DataFrame`, one row per cell, indexed like a Series input."""
-        index, plain = None, {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if type(value).__name__ == "Series":
-                index = value.index
-                plain[f.name] = value.to_numpy()
-        frame = Result.to_frame(dataclasses.replace(self, **plain) if plain else self)
-        if index is not None:
-            frame = frame.drop(columns=[c for c in frame.columns if c.startswith("batch")])
-            frame.index = index
-        return frame
-
-
 @dataclasses.dataclass(frozen=True)
-class IOResponse(_SeriesFrame, Result):
+class IOResponse(Result):
     """I/O response time split as z/OS RMF reports it, for an open load.
 
     Attributes
@@ -392,7 +374,7 @@ class IOResponse(_SeriesFrame, Result):
 
 
 @dataclasses.dataclass(frozen=True)
-class ClosedIOResult(_SeriesFrame, Result):
+class ClosedIOResult(Result):
     """Closed-loop throughput of synchronous I/O streams over a channel group.
 
     Attributes

@@ -32,8 +32,26 @@ class Result:
         return tuple(f"batch_{i}" if lead > 1 else "batch" for i in range(max(lead, 0))) + trailing
 
     def to_frame(self):
-        """A tidy :class:`pandas.DataFrame`: one row per cell, one column per metric."""
+        """A tidy :class:`pandas.DataFrame`: one row per cell, one column per metric.
+
+        When metric fields are pandas Series (a Series came in), the frame is indexed by
+        that Series' index instead of a positional ``batch`` column.
+        """
         import pandas as pd
+
+        index, plain = None, {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if type(value).__name__ == "Series":
+                index = value.index if index is None else index
+                plain[f.name] = value.to_numpy()
+        if plain:
+            frame = Result.to_frame(dataclasses.replace(self, **plain))
+            if len(frame) == len(index):
+                dims = set(self.trailing_dims)
+                frame = frame.drop(columns=[c for c in frame.columns if c.startswith("batch") or c in dims])
+                frame.index = index
+            return frame
 
         dims = self._frame_dims()
         nd = len(dims)

@@ -75,24 +75,6 @@ class StationResult(Result):
     method: str = "exact"
     approximation: bool = False
 
-    def to_frame(self):
-        """A tidy :class:`pandas.DataFrame`, one row per cell and one column per metric.
-
-        When the metrics are Series (a Series was passed in), the frame is indexed by
-        their index instead of a ``batch`` column.
-        """
-        index, plain = None, {}
-        for name in _METRICS:
-            value = getattr(self, name)
-            if type(value).__name__ == "Series":
-                index = value.index
-                plain[name] = value.to_numpy()
-        frame = Result.to_frame(dataclasses.replace(self, **plain) if plain else self)
-        if index is not None:
-            frame = frame.drop(columns=[c for c in frame.columns if c.startswith("batch")])
-            frame.index = index
-        return frame
-
 
 def _result(index, model: str, method: str = "exact", approximation: bool = False,
             **metrics) -> StationResult:
