@@ -1,0 +1,200 @@
+"""Storage components (zmodel.hardware.storage): Disk, RaidRank, StorageServer.
+
+Expected values are computed by hand in the tests (Ruemmler & Wilkes' HP 97560 seek
+curve, RAID-5 access counts, link capacities, M/M/1/K by fractions), or are queueing
+invariants (Little's law, utilization in [0, 1], monotonicity in load).
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from zmodel.hardware.storage import OPERATIONS, Disk, RaidRank, StorageServer
+
+
+def hp97560():
+    # Ruemmler & Wilkes 1994, IEEE Computer 27(3), HP 97560: 1962 cylinders, 4002 rpm,
+    # seek 3.24 + 0.400 sqrt(d) ms (d < 383), 8.00 + 0.008 d ms (d >= 383)
+    return Disk(4002 / 60, 2.2e6, 1962, (3.24e-3, 0.400e-3), (8.00e-3, 0.008e-3), 383)
+
+
+def toy_disk():
+    return Disk.from_specs(250.0, 75e6, 50000, 3.5e-3, 7.5e-3, 0.3e-3)
+
+
+def toy_server(**kw):
+    args = dict(name="toy", cache_size=32 * 2 ** 30, nvs_size=2 ** 30, disk=toy_disk(), disk_count=128,
+                rank_width=8, link_rate=2e9, links=4, host_adapters=4)
+    args.update(kw)
+    return StorageServer(**args)
+
+
+def test_hp97560_seek_curve_by_hand():
+    d = hp97560()
+    assert d.seek_time(100) == pytest.approx((3.24 + 0.400 * 10) * 1e-3)
+    assert d.seek_time(1000) == pytest.approx((8.00 + 0.008 * 1000) * 1e-3)
+    assert d.seek_time(382) == pytest.approx((3.24 + 0.400 * math.sqrt(382)) * 1e-3)
+    assert d.seek_time(0) == 0.0
+    assert d.rotational_latency == pytest.approx(0.5 * 60 / 4002)
+
+
+def test_average_seek_closed_form_against_quadrature():
+    d = hp97560()
+    C = 1962.0
+    x = np.linspace(0, C, 400_001)
+    f = 2 * (C - x) / C ** 2
+    t = np.where(x < 383, 3.24e-3 + 0.400e-3 * np.sqrt(x), 8.00e-3 + 0.008e-3 * x)
+    expected = float(np.sum((t * f)[:-1] + (t * f)[1:]) / 2 * (x[1] - x[0]))
+    assert d.average_seek_time() == pytest.approx(expected, rel=1e-5)
+
+
+def test_from_specs_reproduces_the_data_sheet():
+    d = toy_disk()
+    assert d.average_seek_time() == pytest.approx(3.5e-3, rel=1e-12)
+    assert d.seek_time(49999) == pytest.approx(7.5e-3, rel=1e-3)
+    assert d.seek_time(1) == pytest.approx(0.3e-3, rel=1e-12)
+    a, b = d.seek_short
+    c, e = d.seek_long
+    d0 = d.seek_boundary
+    assert a + b * math.sqrt(d0) == pytest.approx(c + e * d0, rel=1e-9)   # continuity
+
+
+def test_disk_service_times():
+    d = toy_disk()
+    # 15000 rpm: half a revolution is 2 ms; 64 KiB at 75 MB/s
+    assert d.rotational_latency == pytest.approx(2e-3)
+    assert d.service_time(65536) == pytest.approx(3.5e-3 + 2e-3 + 65536 / 75e6)
+    assert d.service_time(65536, sequential=True) == pytest.approx(65536 / 75e6)
+    assert 0 < d.service_scv(4096) < 1
+
+
+def test_raid5_access_counts():
+    r = RaidRank(toy_disk(), width=8)
+    assert r.backend_accesses("random_read") == 1
+    assert r.backend_accesses("random_write") == 4          # read data, read parity, write both
+    assert r.backend_accesses("sequential_write") == pytest.approx(8 / 7)
+    s = toy_disk().service_time(4096)
+    assert r.capacity("random_write", 4096) == pytest.approx(8 / (4 * s))
+    assert r.capacity("random_read", 4096) == pytest.approx(8 / s)
+    assert r.data_disks == 7
+
+
+def test_saturation_by_hand():
+    srv = toy_server()
+    size = 2 ** 20
+    link = 4 * (2e9 * 0.8 / 8) / size
+    disk_seq = 128 / (size / 75e6)
+    sat = srv.saturation("sequential_read", size)
+    assert sat.link_limit == pytest.approx(link)
+    assert sat.backend_limit == pytest.approx(disk_seq)
+    assert sat.max_io_rate == pytest.approx(min(link, disk_seq))
+    assert sat.bottleneck == "links"
+    w = srv.saturation("random_write", 4096)
+    assert w.backend_limit == pytest.approx(128 / (4 * toy_disk().service_time(4096)))
+    assert w.bottleneck == "backend"
+    # a finite adapter rate becomes the bottleneck when small enough
+    a = toy_server(adapter_rate=1000.0).saturation("random_read", 4096, hit_ratio=1.0)
+    assert a.max_io_rate == pytest.approx(4000.0) and a.bottleneck == "adapters"
+    # read hits bypass the disks
+    assert np.isinf(srv.saturation("random_read", 4096, hit_ratio=1.0).backend_limit)
+
+
+def test_closed_load_one_thread_by_hand():
+    srv = toy_server()
+    size = 65536
+    d_disk = toy_disk().service_time(size)
+    d_link = size / (2e9 * 0.8 / 8)
+    r = srv.closed_load(1, "random_read", size, hit_ratio=0.0)
+    assert r.throughput == pytest.approx(1 / (0.2e-3 + d_link + d_disk), rel=1e-9)
+    w = srv.closed_load(1, "random_write", size)
+    assert w.throughput == pytest.approx(1 / (0.2e-3 + d_link), rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(op=st.sampled_from(OPERATIONS), size=st.sampled_from([4096, 65536, 2 ** 20]),
+       hit=st.floats(0.0, 1.0), think=st.floats(0.0, 5e-3))
+def test_closed_load_invariants(op, size, hit, think):
+    srv = toy_server()
+    threads = np.array([1, 2, 4, 8, 16, 32, 64])
+    r = srv.closed_load(threads, op, size, hit_ratio=hit, think_time=think)
+    x = np.asarray(r.throughput)
+    assert np.all(np.diff(x) >= -1e-9 * x[1:])                          # monotone in threads
+    assert np.allclose(threads, x * (np.asarray(r.response_time) + think), rtol=1e-9)   # Little
+    assert np.all((np.asarray(r.link_utilization) >= 0) & (np.asarray(r.link_utilization) <= 1 + 1e-12))
+    assert np.all((np.asarray(r.backend_utilization) >= 0) & (np.asarray(r.backend_utilization) <= 1 + 1e-12))
+    assert np.all(x <= srv.saturation(op, size, hit).max_io_rate * (1 + 1e-9))
+
+
+def test_open_load_low_load_limit_and_monotonicity():
+    srv = toy_server()
+    size, h = 4096, 0.4
+    r = srv.open_load([1e-3, 100.0, 1000.0, 3000.0], "random_read", size, hit_ratio=h)
+    resp = np.asarray(r.response_time)
+    base = 0.2e-3 + size / (2e9 * 0.8 / 8) + (1 - h) * toy_disk().service_time(size)
+    assert resp[0] == pytest.approx(base, rel=1e-6)
+    assert np.all(np.diff(resp) > 0)
+    assert np.all((np.asarray(r.backend_utilization) >= 0) & (np.asarray(r.backend_utilization) <= 1))
+    sat = srv.saturation("random_read", size, h).max_io_rate
+    over = srv.open_load(2 * sat, "random_read", size, hit_ratio=h)
+    assert math.isinf(over.response_time) and over.throughput == pytest.approx(sat)
+
+
+def test_nvs_mm1k_by_fractions():
+    # tiny NVS: K = 4 writes of 1 MiB; P_K = (1 - rho) rho^K / (1 - rho^(K+1)) for M/M/1/K
+    srv = toy_server(nvs_size=4 * 2 ** 20)
+    size = 2 ** 20
+    res = srv.nvs(0.0, size)
+    mu = res.destage_rate
+    assert res.buffer_writes == 4
+    assert mu == pytest.approx(128 / (4 * toy_disk().service_time(size)))
+    lam = 0.5 * mu
+    rho = Fraction(1, 2)
+    pk = (1 - rho) * rho ** 4 / (1 - rho ** 5)
+    assert srv.nvs(lam, size).full_probability == pytest.approx(float(pk), rel=1e-9)
+    probs = np.asarray(srv.nvs(np.array([0.1, 0.5, 0.9, 1.5]) * mu, size).full_probability)
+    assert np.all(np.diff(probs) > 0)
+
+
+def test_ds8300_from_catalog_converts_units_once():
+    ds = StorageServer.from_catalog("2107-922")                 # an alias
+    assert ds.cache_size == 256 * 2 ** 30 and ds.nvs_size == 8 * 2 ** 30
+    assert ds.disk_count == 256 and ds.ranks == 32
+    assert ds.disk.rotation_rate == pytest.approx(250.0)
+    assert ds.link_data_rate == pytest.approx(4e9 * 0.8 / 8)
+    f20 = StorageServer.from_catalog("ESS-F20", links=6)
+    assert f20.links == 6 and f20.nvs_size == 384 * 2 ** 20
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="hit_ratio must be a probability in"):
+        toy_server().saturation("random_read", 4096, hit_ratio=1.5)
+    with pytest.raises(ValueError, match="links must be a positive integer"):
+        toy_server(links=0)
+    with pytest.raises(ValueError, match="cache_size must be positive"):
+        toy_server(cache_size=-1.0)
+    with pytest.raises(ValueError, match="op must be one of"):
+        toy_server().saturation("random_erase", 4096)
+    with pytest.raises(ValueError, match="unknown storage server 'DS9999'; known:"):
+        StorageServer.from_catalog("DS9999")
+    with pytest.raises(ValueError, match="disk_count must be at least rank_width"):
+        toy_server(disk_count=4)
+    with pytest.raises(ValueError, match="link_efficiency must be in"):
+        toy_server(link_efficiency=1.2)
+    with pytest.raises(ValueError, match="size must be positive"):
+        toy_server().demands("random_read", 0)
+    with pytest.raises(ValueError, match="arrival_rate must be non-negative"):
+        toy_server().open_load(-1.0, "random_read", 4096)
+    with pytest.raises(ValueError, match="op must be 'random_write' or 'sequential_write'"):
+        toy_server().nvs(1.0, 4096, op="random_read")
+    with pytest.raises(ValueError, match="rotation_rate must be positive"):
+        Disk(0.0, 1e6, 100, (0, 0), (0, 0), 10)
+    with pytest.raises(ValueError, match="seek_boundary must be in"):
+        Disk(100.0, 1e6, 100, (0, 0), (0, 0), 200)
+    with pytest.raises(ValueError, match="distance must be non-negative"):
+        hp97560().seek_time(-1)
+    with pytest.raises(ValueError, match="width must be an integer >= 3"):
+        RaidRank(toy_disk(), width=2)
+    with pytest.raises(ValueError, match="seek figures inconsistent"):
+        Disk.from_specs(250.0, 75e6, 50000, 7.0e-3, 7.5e-3, 0.3e-3)

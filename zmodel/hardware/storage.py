@@ -1,0 +1,762 @@
+r"""Storage servers (ESS 2105-F20, ESS 2105-800, DS8300 2107-922): disks, RAID ranks, cache, NVS.
+
+Three components, each a frozen dataclass in SI units:
+
+* :class:`Disk` — one disk drive: seek curve, rotation, media transfer (Ruemmler &
+  Wilkes 1994);
+* :class:`RaidRank` — an array of ``width`` disks in RAID-5 (one parity-equivalent
+  disk; the ESS/DS8000 ranks are 8 disks, 6+P+S or 7+P): back-end disk operations per
+  host operation (small-write penalty of 4, full-stride writes);
+* :class:`StorageServer` — cache (read hit/miss), NVS fast write with destage to the
+  ranks, ranks of disks, host adapters and host links.
+
+Four workloads (``op``): ``"random_read"``, ``"random_write"``, ``"sequential_read"``,
+``"sequential_write"``. The server turns a workload into per-request service demands
+(disk-seconds on the back end, link-seconds on the host links, adapter-seconds) and
+calls :mod:`zmodel.queueing` for the queueing: M/G/1 per disk and M/D/c per link set
+for open load (:meth:`StorageServer.open_load`), exact MVA for closed iozone-like
+threads (:meth:`StorageServer.closed_load`), M/M/1/K for the NVS as a finite buffer
+(:meth:`StorageServer.nvs`); the saturation point is the minimum of the resource
+capacities (:meth:`StorageServer.saturation`; Lazowska et al. 1984, §5.2,
+:math:`X_{max} = 1/D_{max}`).
+
+References
+----------
+C. Ruemmler, J. Wilkes, "An introduction to disk drive modeling", IEEE Computer
+27(3):17-28, 1994. doi:10.1109/2.268881
+D. A. Patterson, G. Gibson, R. H. Katz, "A case for redundant arrays of inexpensive
+disks (RAID)", Proc. ACM SIGMOD 1988, pp. 109-116. doi:10.1145/50202.50214
+P. M. Chen, E. K. Lee, G. A. Gibson, R. H. Katz, D. A. Patterson, "RAID:
+High-performance, reliable secondary storage", ACM Computing Surveys 26(2):145-185,
+1994, §3.3 (RAID-5 small writes: read-modify-write, four disk accesses).
+doi:10.1145/176979.176981
+E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
+Performance*, Prentice Hall 1984, §5.2 (asymptotic bounds), ch. 6 (MVA).
+IBM Redbooks SG24-5465 (ESS F models), SG24-6424 (ESS Model 800), SG24-6786 (DS8000
+Architecture and Implementation): ranks of 8 disk drives in RAID-5, cache, NVS.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from zmodel.queueing._result import Result
+
+__all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
+           "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
+
+#: the four workloads
+OPERATIONS = ("random_read", "random_write", "sequential_read", "sequential_write")
+
+
+def _positive(name, value, allow_inf=False):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
+        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {value!r}")
+    return v
+
+
+def _count(name, value, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or value != int(value) \
+            or int(value) < minimum:
+        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    return int(value)
+
+
+def _op(op):
+    if op not in OPERATIONS:
+        raise ValueError(f"op must be one of {list(OPERATIONS)}, got {op!r}")
+    return op
+
+
+def _probability(name, value):
+    arr = np.asarray(value, dtype=float)
+    if np.isnan(arr).any() or (arr < 0).any() or (arr > 1).any():
+        raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
+    return arr
+
+
+# ------------------------------------------------------------------------------- disk
+@dataclasses.dataclass(frozen=True)
+class Disk:
+    r"""A disk drive: Ruemmler–Wilkes seek curve, rotational latency and media transfer.
+
+    Parameters
+    ----------
+    rotation_rate : float
+        Revolutions per second (rpm / 60) [1/s].
+    media_rate : float
+        Sustained media transfer rate [B/s].
+    cylinders : int
+        Number of cylinders (seek distances 0..cylinders-1) [1].
+    seek_short : tuple of float
+        ``(a, b)`` of the short-seek regime :math:`a + b\sqrt{d}` [s], [s].
+    seek_long : tuple of float
+        ``(c, e)`` of the long-seek regime :math:`c + e d` [s], [s].
+    seek_boundary : float
+        Distance (cylinders) where the long regime starts [1].
+
+    Notes
+    -----
+    Seek time for a distance of :math:`d > 0` cylinders (Ruemmler & Wilkes 1994, §"Seek
+    time", after the HP 97560 measurements):
+
+    .. math:: t_s(d) = \begin{cases} a + b\sqrt{d} & d < d_0 \\ c + e\,d & d \ge d_0\end{cases},
+              \qquad t_s(0) = 0 .
+
+    A random access (start and end cylinders independent and uniform) has distance
+    density :math:`f(d) = 2(C - d)/C^2` (continuous approximation), so the average
+    seek is :math:`\int_0^C t_s(d) f(d)\,dd`, evaluated in closed form. Rotational
+    latency is half a revolution on average (uniform on one revolution, variance
+    :math:`T^2/12`); transfer is ``size / media_rate``.
+
+    References
+    ----------
+    C. Ruemmler, J. Wilkes, IEEE Computer 27(3):17-28, 1994. doi:10.1109/2.268881
+
+    Examples
+    --------
+    The HP 97560 of Ruemmler & Wilkes: 1962 cylinders, 4002 rpm, seek
+    3.24 + 0.400 sqrt(d) ms below 383 cylinders, 8.00 + 0.008 d ms above.
+
+    >>> hp = Disk(4002 / 60, 2.2e6, 1962, (3.24e-3, 0.400e-3), (8.00e-3, 0.008e-3), 383)
+    >>> round(hp.seek_time(100) * 1e3, 2), round(hp.seek_time(1000) * 1e3, 2)
+    (7.24, 16.0)
+    """
+
+    rotation_rate: float
+    media_rate: float
+    cylinders: int
+    seek_short: tuple
+    seek_long: tuple
+    seek_boundary: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "rotation_rate", _positive("rotation_rate", self.rotation_rate))
+        object.__setattr__(self, "media_rate", _positive("media_rate", self.media_rate))
+        object.__setattr__(self, "cylinders", _count("cylinders", self.cylinders, minimum=2))
+        for name in ("seek_short", "seek_long"):
+            v = tuple(float(x) for x in getattr(self, name))
+            if len(v) != 2 or not all(math.isfinite(x) and x >= 0 for x in v):
+                raise ValueError(f"{name} must be two non-negative numbers (intercept [s], slope), got {v!r}")
+            object.__setattr__(self, name, v)
+        b = float(self.seek_boundary)
+        if not (0 < b <= self.cylinders):
+            raise ValueError(f"seek_boundary must be in (0, cylinders], got {self.seek_boundary!r}")
+        object.__setattr__(self, "seek_boundary", b)
+
+    @classmethod
+    def from_specs(cls, rotation_rate, media_rate, cylinders, average_seek, full_stroke_seek,
+                   track_seek, boundary_fraction=0.2) -> "Disk":
+        r"""Fit the two-regime seek curve to a data sheet's three seek figures.
+
+        Parameters
+        ----------
+        rotation_rate : float
+            [1/s].
+        media_rate : float
+            [B/s].
+        cylinders : int
+            [1].
+        average_seek : float
+            Data-sheet average seek (random distance) [s].
+        full_stroke_seek : float
+            Data-sheet full-stroke seek [s].
+        track_seek : float
+            Data-sheet single-track (track-to-track) seek [s].
+        boundary_fraction : float
+            :math:`d_0 / C` (0.195 for the HP 97560) [1].
+
+        Notes
+        -----
+        Solves the linear system :math:`t_s(1) = ` track, :math:`t_s(C) = ` full stroke,
+        continuity at :math:`d_0` and :math:`\int t_s f = ` average for
+        :math:`(b, c, e)`, with :math:`a = ` track :math:`- b`.
+
+        Examples
+        --------
+        >>> d = Disk.from_specs(250.0, 60e6, 10000, 3.5e-3, 8.0e-3, 0.4e-3)
+        >>> round(d.average_seek_time() * 1e3, 6), round(d.seek_time(9999) * 1e3, 3)
+        (3.5, 8.0)
+        """
+        C = float(_count("cylinders", cylinders, minimum=2))
+        d0 = _positive("boundary_fraction", boundary_fraction) * C
+        t1, tf, ta = (_positive(n, v) for n, v in
+                      (("track_seek", track_seek), ("full_stroke_seek", full_stroke_seek),
+                       ("average_seek", average_seek)))
+        # integrals of 1, sqrt(d), d against f(d) = 2 (C - d)/C^2 on [0, d0] and [d0, C]
+        def m(p, lo, hi):
+            return 2.0 / C ** 2 * (C * (hi ** (p + 1) - lo ** (p + 1)) / (p + 1)
+                                   - (hi ** (p + 2) - lo ** (p + 2)) / (p + 2))
+        I0s, Ihs, I0l, I1l = m(0, 0, d0), m(0.5, 0, d0), m(0, d0, C), m(1, d0, C)
+        # unknowns (b, c, e); a = t1 - b
+        A = np.array([[math.sqrt(d0) - 1.0, -1.0, -d0],        # a + b sqrt(d0) = c + e d0
+                      [0.0, 1.0, C],                            # c + e C = tf
+                      [Ihs - I0s, I0l, I1l]])                   # mean = ta
+        rhs = np.array([-t1, tf, ta - t1 * I0s])
+        b, c, e = np.linalg.solve(A, rhs)
+        a = t1 - b
+        if min(a, b, c, e) < 0:
+            raise ValueError("seek figures inconsistent with a two-regime curve with non-negative "
+                             f"coefficients (a={a:.3g}, b={b:.3g}, c={c:.3g}, e={e:.3g})")
+        return cls(rotation_rate, media_rate, int(C), (a, b), (c, e), d0)
+
+    def seek_time(self, distance):
+        """Seek time for ``distance`` cylinders (0 gives 0) [s]."""
+        d = np.asarray(distance, dtype=float)
+        if np.isnan(d).any() or (d < 0).any():
+            raise ValueError(f"distance must be non-negative, got {distance!r}")
+        a, b = self.seek_short
+        c, e = self.seek_long
+        t = np.where(d < self.seek_boundary, a + b * np.sqrt(d), c + e * d)
+        t = np.where(d == 0, 0.0, t)
+        return float(t) if t.ndim == 0 else t
+
+    def _seek_moments(self):
+        C, d0 = float(self.cylinders), self.seek_boundary
+        x = np.linspace(0.0, C, 20001)
+        f = 2.0 * (C - x) / C ** 2
+        t = self.seek_time(x)
+        t1 = np.trapezoid(t * f, x)
+        t2 = np.trapezoid(t * t * f, x)
+        return float(t1), float(t2)
+
+    def average_seek_time(self) -> float:
+        """Mean seek of a random access (closed form over f(d) = 2(C-d)/C^2) [s]."""
+        C, d0 = float(self.cylinders), self.seek_boundary
+        a, b = self.seek_short
+        c, e = self.seek_long
+        def m(p, lo, hi):
+            return 2.0 / C ** 2 * (C * (hi ** (p + 1) - lo ** (p + 1)) / (p + 1)
+                                   - (hi ** (p + 2) - lo ** (p + 2)) / (p + 2))
+        return float(a * m(0, 0, d0) + b * m(0.5, 0, d0) + c * m(0, d0, C) + e * m(1, d0, C))
+
+    @property
+    def revolution_time(self) -> float:
+        """One revolution [s]."""
+        return 1.0 / self.rotation_rate
+
+    @property
+    def rotational_latency(self) -> float:
+        """Mean rotational latency, half a revolution [s]."""
+        return 0.5 / self.rotation_rate
+
+    def transfer_time(self, size):
+        """Media transfer time of ``size`` bytes [s]."""
+        return np.asarray(size, dtype=float) / self.media_rate
+
+    def service_time(self, size, sequential: bool = False):
+        r"""Mean time of one access of ``size`` bytes [s].
+
+        Random: :math:`\bar t_s + T/2 + \text{size}/r`; sequential (no seek, no
+        latency: the head is already there): :math:`\text{size}/r`.
+        """
+        tr = self.transfer_time(size)
+        out = tr if sequential else self.average_seek_time() + self.rotational_latency + tr
+        return float(out) if np.ndim(out) == 0 else out
+
+    def service_scv(self, size) -> float:
+        """Squared coefficient of variation of a random access (seek and latency independent) [1]."""
+        t1, t2 = self._seek_moments()
+        var = (t2 - t1 ** 2) + self.revolution_time ** 2 / 12.0
+        mean = self.service_time(size)
+        return float(var / np.asarray(mean) ** 2)
+
+
+# ------------------------------------------------------------------------------- rank
+@dataclasses.dataclass(frozen=True)
+class RaidRank:
+    r"""A RAID-5 rank: ``width`` disks, one disk's worth of rotated parity.
+
+    Parameters
+    ----------
+    disk : Disk
+        The drive of every member.
+    width : int
+        Disks in the rank (8 for ESS/DS8000 7+P; 7 active for 6+P+S) [1].
+
+    Notes
+    -----
+    Back-end disk accesses per host operation (Chen et al. 1994, §3.3; Patterson,
+    Gibson & Katz 1988, "small writes"): a random read costs 1; a random (small)
+    write costs 4 — read old data, read old parity, write data, write parity; a
+    full-stride sequential write of ``width - 1`` data blocks writes ``width``
+    blocks, i.e. :math:`w/(w-1)` disk-writes per data block and no reads.
+
+    Examples
+    --------
+    >>> r = RaidRank(Disk.from_specs(250.0, 60e6, 10000, 3.5e-3, 8e-3, 0.4e-3), width=8)
+    >>> r.backend_accesses("random_write"), r.backend_accesses("sequential_write")
+    (4.0, 1.1428571428571428)
+    """
+
+    disk: Disk
+    width: int = 8
+
+    def __post_init__(self):
+        if not isinstance(self.disk, Disk):
+            raise ValueError(f"disk must be a Disk, got {type(self.disk).__name__}")
+        object.__setattr__(self, "width", _count("width", self.width, minimum=3))
+
+    @property
+    def data_disks(self) -> int:
+        """Disks' worth of data capacity, width - 1 [1]."""
+        return self.width - 1
+
+    def backend_accesses(self, op: str) -> float:
+        """Disk accesses per host operation (of one block) [1]."""
+        op = _op(op)
+        return {"random_read": 1.0, "random_write": 4.0, "sequential_read": 1.0,
+                "sequential_write": self.width / (self.width - 1)}[op]
+
+    def disk_seconds(self, op: str, size) -> Any:
+        """Disk busy time summed over the rank's members per host operation of ``size`` bytes [s].
+
+        Random operations pay seek + latency + transfer per access; sequential ones
+        stream (transfer only) — the ``size`` bytes, plus the parity share for writes.
+        """
+        op = _op(op)
+        if op.startswith("random"):
+            return self.backend_accesses(op) * np.asarray(self.disk.service_time(size))
+        return self.backend_accesses(op) * np.asarray(self.disk.transfer_time(size))
+
+    def capacity(self, op: str, size) -> Any:
+        """Maximum host operations per second of the rank, width / disk_seconds [1/s]."""
+        return self.width / self.disk_seconds(op, size)
+
+
+# ------------------------------------------------------------------------------- results
+@dataclasses.dataclass(frozen=True)
+class SaturationResult(Result):
+    """Saturation point of a storage server for one workload.
+
+    Attributes
+    ----------
+    max_io_rate : float or ndarray
+        min over resources of their capacity [1/s].
+    max_data_rate : float or ndarray
+        max_io_rate x size [B/s].
+    link_limit, adapter_limit, backend_limit : float or ndarray
+        Capacity of each resource set [1/s].
+    bottleneck : str
+        Name of the limiting resource set (of the first entry when batched).
+    """
+
+    max_io_rate: Any
+    max_data_rate: Any
+    link_limit: Any
+    adapter_limit: Any
+    backend_limit: Any
+    bottleneck: str
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenLoadResult(Result):
+    """Open (Poisson) load on a storage server.
+
+    Attributes
+    ----------
+    throughput : ndarray
+        Carried request rate [1/s].
+    response_time : ndarray
+        Mean response time per request (inf when saturated) [s].
+    link_utilization, backend_utilization : ndarray
+        Per-server utilization of the links and of the disks [1].
+    """
+
+    throughput: Any
+    response_time: Any
+    link_utilization: Any
+    backend_utilization: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class ClosedLoadResult(Result):
+    """Closed load: ``threads`` synchronous requesters (iozone-like).
+
+    Attributes
+    ----------
+    throughput : ndarray
+        Requests per second [1/s].
+    data_rate : ndarray
+        Bytes per second [B/s].
+    response_time : ndarray
+        Mean response time per request, think time excluded [s].
+    link_utilization, backend_utilization : ndarray
+        Per-server utilizations [1].
+    """
+
+    throughput: Any
+    data_rate: Any
+    response_time: Any
+    link_utilization: Any
+    backend_utilization: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class NvsResult(Result):
+    """NVS as a finite write buffer (M/M/1/K).
+
+    Attributes
+    ----------
+    full_probability : ndarray
+        P(NVS full when a write arrives): the write must wait for a destage [1].
+    destage_utilization : ndarray
+        Write arrival rate / destage rate (may exceed 1) [1].
+    destage_rate : float
+        Back-end destage capacity in writes per second [1/s].
+    buffer_writes : int
+        NVS capacity in writes of the given size [1].
+    """
+
+    full_probability: Any
+    destage_utilization: Any
+    destage_rate: float
+    buffer_writes: int
+
+
+# ------------------------------------------------------------------------------- server
+@dataclasses.dataclass(frozen=True)
+class StorageServer:
+    r"""A cached, RAID-5 storage server with NVS fast write, host adapters and links.
+
+    Parameters
+    ----------
+    name : str
+        Catalog name, e.g. ``"DS8300"``.
+    cache_size : float
+        Read/write cache [B].
+    nvs_size : float
+        Non-volatile storage for fast writes [B].
+    disk : Disk
+        The drive.
+    disk_count : int
+        Number of drives [1].
+    rank_width : int
+        Drives per RAID-5 rank (8) [1].
+    link_rate : float
+        Signalling rate of one host link [bit/s] (data rate = link_rate x
+        ``link_efficiency`` / 8 bytes/s).
+    links : int
+        Host links in use [1].
+    host_adapters : int
+        Host adapters in use [1].
+    adapter_rate : float
+        Requests per second one host adapter can process (``inf``: not a limit) [1/s].
+    link_efficiency : float
+        Payload bytes per signalled byte (8b/10b coding: 0.8) [1].
+    hit_time : float
+        Controller time of a cache hit or fast write (per request) [s].
+
+    Notes
+    -----
+    Per request of ``size`` bytes and read hit ratio :math:`h`:
+
+    * host links: :math:`D_{link} = \text{size}/(0.8\,\text{link\_rate}/8)` (FC 8b/10b);
+    * back end: read misses :math:`(1-h)` and every write (destaged eventually)
+      cost ``RaidRank.disk_seconds`` disk-seconds, spread over ``disk_count`` disks
+      (sequential reads are pre-staged in stride units: streaming cost only);
+    * saturation :math:`X_{max} = \min(\text{links}/D_{link},\ \text{adapters}\cdot
+      \text{adapter\_rate},\ \text{disks}/D_{disk})` (Lazowska et al. 1984, §5.2).
+
+    Writes are fast writes into NVS; in steady state the back end must destage every
+    write, so long-run write throughput is bounded by the destage capacity; the NVS
+    only absorbs bursts (:meth:`nvs`).
+
+    Examples
+    --------
+    >>> disk = Disk.from_specs(250.0, 75e6, 50000, 3.5e-3, 7.5e-3, 0.3e-3)
+    >>> s = StorageServer("toy", 32 * 2**30, 2**30, disk, 128, 8, 2e9, links=4, host_adapters=4)
+    >>> sat = s.saturation("sequential_read", 2**20)
+    >>> sat.bottleneck, round(sat.max_data_rate / 1e6)
+    ('links', 800)
+    """
+
+    name: str
+    cache_size: float
+    nvs_size: float
+    disk: Disk
+    disk_count: int
+    rank_width: int
+    link_rate: float
+    links: int = 4
+    host_adapters: int = 4
+    adapter_rate: float = math.inf
+    link_efficiency: float = 0.8
+    hit_time: float = 0.2e-3
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        for n in ("cache_size", "nvs_size", "link_rate", "hit_time"):
+            object.__setattr__(self, n, _positive(n, getattr(self, n)))
+        object.__setattr__(self, "adapter_rate", _positive("adapter_rate", self.adapter_rate, allow_inf=True))
+        eff = float(self.link_efficiency)
+        if not (0 < eff <= 1):
+            raise ValueError(f"link_efficiency must be in (0, 1], got {self.link_efficiency!r}")
+        object.__setattr__(self, "link_efficiency", eff)
+        if not isinstance(self.disk, Disk):
+            raise ValueError(f"disk must be a Disk, got {type(self.disk).__name__}")
+        for n in ("disk_count", "links", "host_adapters"):
+            object.__setattr__(self, n, _count(n, getattr(self, n)))
+        object.__setattr__(self, "rank_width", _count("rank_width", self.rank_width, minimum=3))
+        if self.disk_count < self.rank_width:
+            raise ValueError(f"disk_count must be at least rank_width ({self.rank_width}), got {self.disk_count}")
+
+    @classmethod
+    def from_catalog(cls, name: str, **overrides) -> "StorageServer":
+        """Build from ``data/hardware/storage_servers.csv`` via :mod:`zmodel.hardware.catalog`.
+
+        ``overrides`` replace constructor arguments (e.g. ``links=8``).
+        """
+        from zmodel.hardware import catalog
+
+        p = catalog.component("storage_servers", name)
+        disk = Disk.from_specs(p["disk_rpm"], p["disk_media_rate"], int(p["disk_cylinders"]),
+                               p["disk_average_seek"], p["disk_full_stroke_seek"], p["disk_track_seek"])
+        args = dict(name=name, cache_size=p["cache_size"], nvs_size=p["nvs_size"], disk=disk,
+                    disk_count=int(p["disk_count"]), rank_width=int(p["rank_width"]),
+                    link_rate=p["link_rate"])
+        args.update(overrides)
+        return cls(**args)
+
+    # -------------------------------------------------------------- structure
+    @property
+    def rank(self) -> RaidRank:
+        """One RAID-5 rank of this server."""
+        return RaidRank(self.disk, self.rank_width)
+
+    @property
+    def ranks(self) -> int:
+        """Number of ranks, disk_count // rank_width [1]."""
+        return self.disk_count // self.rank_width
+
+    @property
+    def link_data_rate(self) -> float:
+        """Payload bytes per second of one link [B/s]."""
+        return self.link_rate * self.link_efficiency / 8.0
+
+    # -------------------------------------------------------------- demands
+    def demands(self, op: str, size, hit_ratio=0.0) -> dict:
+        """Per-request service demands: ``link`` [s] (one link), ``disk`` [s] (disk-seconds), ``adapter`` [s].
+
+        ``hit_ratio`` is the read-cache hit ratio (random reads); writes are all
+        destaged; sequential reads are pre-staged (all back-end, streaming cost).
+        """
+        op = _op(op)
+        h = _probability("hit_ratio", hit_ratio)
+        size = np.asarray(size, dtype=float)
+        if np.isnan(size).any() or (size <= 0).any():
+            raise ValueError(f"size must be positive, got {size!r}")
+        disk = np.asarray(self.rank.disk_seconds(op, size))
+        if op == "random_read":
+            disk = (1.0 - h) * disk
+        link = size / self.link_data_rate
+        adapter = np.where(np.isinf(self.adapter_rate), 0.0, 1.0 / self.adapter_rate) * np.ones_like(size)
+        return {"link": link, "disk": disk, "adapter": adapter}
+
+    # -------------------------------------------------------------- predictions
+    def saturation(self, op: str, size, hit_ratio=0.0) -> SaturationResult:
+        r"""Maximum request rate and data rate: min over links, adapters and disks.
+
+        Parameters
+        ----------
+        op : str
+            One of :data:`OPERATIONS`.
+        size : float or array_like
+            Request size [B].
+        hit_ratio : float or array_like
+            Read-cache hit ratio in [0, 1] [1].
+
+        Returns
+        -------
+        SaturationResult
+
+        Notes
+        -----
+        :math:`X_{max} = \min_k c_k / D_k` over the resource sets (Lazowska et al.
+        1984, §5.2, asymptotic bounds), with :math:`c_k` servers per set.
+        """
+        d = self.demands(op, size, hit_ratio)
+        with np.errstate(divide="ignore"):
+            link = self.links / d["link"]
+            adapter = np.where(d["adapter"] > 0, self.host_adapters / np.where(d["adapter"] > 0, d["adapter"], 1.0),
+                               np.inf)
+            backend = np.where(d["disk"] > 0, self.disk_count / np.where(d["disk"] > 0, d["disk"], 1.0), np.inf)
+        stack = np.broadcast_arrays(link, adapter, backend)
+        x = np.min(stack, axis=0)
+        names = ("links", "adapters", "backend")
+        first = [float(np.ravel(a)[0]) for a in stack]
+        bottleneck = names[int(np.argmin(first))]
+        size = np.asarray(size, dtype=float)
+        f = (lambda a: float(a) if np.ndim(a) == 0 else a)
+        return SaturationResult(max_io_rate=f(x), max_data_rate=f(x * size), link_limit=f(link),
+                                adapter_limit=f(adapter), backend_limit=f(backend), bottleneck=bottleneck)
+
+    def open_load(self, arrival_rate, op: str, size, hit_ratio=0.0) -> OpenLoadResult:
+        r"""Response time under Poisson load: links M/D/c, disks M/G/1 each, hits a fixed delay.
+
+        Parameters
+        ----------
+        arrival_rate : float or array_like
+            Offered requests per second [1/s].
+        op : str
+            One of :data:`OPERATIONS`.
+        size : float
+            Request size [B].
+        hit_ratio : float
+            Read-cache hit ratio [1].
+
+        Returns
+        -------
+        OpenLoadResult
+
+        Notes
+        -----
+        Links: requests spread over ``links`` links, each an M/D/1 with transfer time
+        ``size / link_data_rate``. Disks: accesses spread uniformly over
+        ``disk_count`` disks, each an M/G/1 (Pollaczek–Khinchine, Kleinrock 1975 Sec.
+        5.6) with the disk's random-access service and its scv (streaming accesses:
+        deterministic). Reads that miss wait for the disk; writes are fast writes
+        (response = hit time + link) while the destage keeps up, and the disks carry
+        the destage load. Response time
+        :math:`R = t_{hit} + R_{link} + (1-h)\,R_{disk}` for reads, :math:`t_{hit} +
+        R_{link}` for writes; ``inf`` once any resource saturates (library policy).
+        """
+        import warnings
+
+        from zmodel.queueing import md1, mg1
+
+        op = _op(op)
+        lam = np.asarray(arrival_rate, dtype=float)
+        if np.isnan(lam).any() or (lam < 0).any():
+            raise ValueError(f"arrival_rate must be non-negative, got {arrival_rate!r}")
+        d = self.demands(op, size, hit_ratio)
+        h = float(_probability("hit_ratio", hit_ratio)) if op == "random_read" else 0.0
+        accesses = self.rank.backend_accesses(op)
+        per_access = float(np.asarray(d["disk"])) / (accesses * (1.0 - h)) if d["disk"] > 0 else 0.0
+        scv = self.disk.service_scv(size) if op.startswith("random") else 0.0
+        disk_rate = lam * accesses * (1.0 - h) / self.disk_count
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            link = md1(lam / self.links, float(d["link"]))
+            disk = mg1(disk_rate, per_access, scv) if per_access > 0 else None
+        r_link = np.asarray(link.response_time)
+        u_disk = disk_rate * per_access
+        if op in ("random_read", "sequential_read"):
+            r_disk = np.asarray(disk.response_time) if disk is not None else 0.0
+            resp = self.hit_time + r_link + (1.0 - h) * r_disk
+        else:
+            resp = self.hit_time + r_link + np.where(u_disk >= 1, np.inf, 0.0)
+        sat = self.saturation(op, size, hit_ratio).max_io_rate
+        x = np.minimum(lam, sat)
+        f = (lambda a: float(a) if np.ndim(a) == 0 else np.asarray(a, dtype=float))
+        return OpenLoadResult(throughput=f(x), response_time=f(resp),
+                              link_utilization=f(np.minimum(np.asarray(link.utilization), 1.0)),
+                              backend_utilization=f(np.minimum(u_disk, 1.0)))
+
+    def closed_load(self, threads, op: str, size, hit_ratio=0.0, think_time=0.0) -> ClosedLoadResult:
+        r"""Throughput of ``threads`` synchronous requesters (iozone threads), exact MVA.
+
+        Parameters
+        ----------
+        threads : int or array_like of int
+            Concurrent synchronous requesters [1].
+        op : str
+            One of :data:`OPERATIONS`.
+        size : float
+            Request size [B].
+        hit_ratio : float
+            Read-cache hit ratio [1].
+        think_time : float
+            Host time between a completion and the next request (CPU, page cache) [s].
+
+        Returns
+        -------
+        ClosedLoadResult
+
+        Notes
+        -----
+        Random reads: a closed network (Lazowska et al. 1984, ch. 6, exact MVA via
+        :func:`zmodel.queueing.mva`) with three stations: the controller (delay,
+        ``hit_time``), the links (``links`` servers, demand ``size/link_data_rate``),
+        the disks (``disk_count`` servers, demand = disk-seconds per request, misses
+        only). Writes are fast writes and sequential reads are pre-staged into cache
+        ahead of the requester: the requesters cycle through controller and links
+        only (MVA over those two), and the long-run rate is capped by the back-end
+        capacity ``disk_count / D_disk`` — when writes arrive faster than the destage,
+        the NVS fills and throttles them (:meth:`nvs`); likewise pre-staging: :math:`X = \min(X_{MVA}(N), \text{disks}/D_{disk})`,
+        :math:`R = N/X - Z` (interactive response-time law, Lazowska §3.2.3).
+        """
+        from zmodel.queueing import mva
+
+        op = _op(op)
+        d = self.demands(op, size, hit_ratio)
+        n = np.asarray(threads)
+        disk = float(np.asarray(d["disk"]))
+        asynchronous = op != "random_read"
+        if asynchronous or disk == 0:
+            # fast writes and pre-staged sequential reads: the requester sees controller +
+            # link; destage / pre-stage run asynchronously and cap the long-run rate
+            r = mva([self.hit_time, float(d["link"])], population=n, think_time=think_time,
+                    servers=[math.inf, self.links])
+            x_front = np.asarray(r.throughput, dtype=float)
+            cap = self.disk_count / disk if disk > 0 else np.inf
+            x = np.minimum(x_front, cap)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                resp = np.where(x > 0, n / np.where(x > 0, x, 1.0) - think_time, 0.0)
+            u_link = x * float(d["link"]) / self.links
+            u_disk = x * disk / self.disk_count if disk > 0 else np.zeros_like(x)
+        else:
+            r = mva([self.hit_time, float(d["link"]), disk], population=n, think_time=think_time,
+                    servers=[math.inf, self.links, self.disk_count])
+            x = np.asarray(r.throughput, dtype=float)
+            resp = np.asarray(r.response_time, dtype=float)
+            u = np.asarray(r.utilization)
+            u_link, u_disk = u[..., 1], u[..., 2]
+        f = (lambda a: float(a) if np.ndim(a) == 0 else np.asarray(a, dtype=float))
+        return ClosedLoadResult(throughput=f(x), data_rate=f(x * float(size)), response_time=f(resp),
+                                link_utilization=f(u_link), backend_utilization=f(u_disk))
+
+    def nvs(self, write_rate, size, op: str = "random_write") -> NvsResult:
+        r"""NVS as a finite buffer: probability that a fast write finds it full.
+
+        Parameters
+        ----------
+        write_rate : float or array_like
+            Host writes per second [1/s].
+        size : float
+            Write size [B].
+        op : str
+            ``"random_write"`` or ``"sequential_write"`` (destage cost per write) [-].
+
+        Returns
+        -------
+        NvsResult
+
+        Notes
+        -----
+        The NVS holds :math:`K = \lfloor \text{nvs\_size}/\text{size} \rfloor` writes;
+        the back end drains it at :math:`\mu = \text{disks}/D_{disk}` writes per
+        second. Modelled as M/M/1/K (Kleinrock 1975, Sec. 3.6; :func:`zmodel.queueing.mmck`):
+        :math:`P_K` is the probability that a write must wait for a destage.
+        """
+        from zmodel.queueing import mmck
+
+        if op not in ("random_write", "sequential_write"):
+            raise ValueError(f"op must be 'random_write' or 'sequential_write', got {op!r}")
+        d = self.demands(op, size)
+        mu = self.disk_count / float(np.asarray(d["disk"]))
+        k = max(1, int(self.nvs_size // float(size)))
+        lam = np.asarray(write_rate, dtype=float)
+        r = mmck(lam, 1.0 / mu, 1, k)
+        f = (lambda a: float(a) if np.ndim(a) == 0 else np.asarray(a))
+        return NvsResult(full_probability=f(r.blocking_probability), destage_utilization=f(lam / mu),
+                         destage_rate=mu, buffer_writes=k)
