@@ -283,3 +283,12 @@ def test_catalog_errors():
         ChannelLink.from_catalog("FICON-4G")
     with pytest.raises(ValueError, match=r"unknown link 'FICON-8G'; known: ESCON, FICON-1G"):
         ChannelLink.from_catalog("FICON-8G", command_time=1e-4)
+
+
+def test_from_catalog_keeps_the_protocol_of_links_with_equal_figures():
+    # FCP-4G and FICON-4G have the same catalog figures; the name decides the protocol
+    from zmodel.hardware.channels import ChannelLink
+    fcp = ChannelLink.from_catalog("FCP-4G", command_time=1e-4)
+    ficon = ChannelLink.from_catalog("FICON-4G", command_time=1e-4)
+    assert (fcp.protocol, fcp.name) == ("FCP", "FCP-4G")
+    assert (ficon.protocol, ficon.name) == ("FICON", "FICON-4G")

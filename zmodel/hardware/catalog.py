@@ -258,6 +258,24 @@ def names(family: str, *, data_dir=None) -> list[str]:
     return list(_load(family, data_dir)["components"])
 
 
+def canonical_name(family: str, name: str, *, data_dir=None) -> str:
+    """The catalog name that ``name`` (a name or alias, any case) stands for.
+
+    Raises ``ValueError`` ``"unknown <family word> '<name>'; known: ..."`` like
+    :func:`component`.
+
+    Examples
+    --------
+    >>> canonical_name("links", "fcp-4g")
+    'FCP-4G'
+    """
+    data = _load(family, data_dir)
+    key = str(name).casefold()
+    if key not in data["lookup"]:
+        raise ValueError(f"unknown {FAMILIES[family]} {name!r}; known: {', '.join(data['components'])}")
+    return data["lookup"][key]
+
+
 def component(family: str, name: str, *, data_dir=None) -> dict[str, float]:
     """The parameters of one named component, converted to SI.
 
@@ -281,10 +299,7 @@ def component(family: str, name: str, *, data_dir=None) -> dict[str, float]:
         ``"unknown <family word> '<name>'; known: ..."`` for a name not in the table.
     """
     data = _load(family, data_dir)
-    key = str(name).casefold()
-    if key not in data["lookup"]:
-        raise ValueError(f"unknown {FAMILIES[family]} {name!r}; known: {', '.join(data['components'])}")
-    return dict(data["components"][data["lookup"][key]]["values"])
+    return dict(data["components"][canonical_name(family, name, data_dir=data_dir)]["values"])
 
 
 def table(family: str, *, data_dir=None):

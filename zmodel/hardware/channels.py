@@ -216,8 +216,7 @@ class ChannelLink:
         from zmodel.hardware import catalog
 
         spec = catalog.component("links", name, data_dir=data_dir)
-        canonical = next(n for n in catalog.names("links", data_dir=data_dir)
-                         if catalog.component("links", n, data_dir=data_dir) == spec)
+        canonical = catalog.canonical_name("links", name, data_dir=data_dir)
         protocol = next((p for p in PROTOCOLS if canonical.upper().startswith(p)), None)
         if protocol is None:
             raise ValueError(f"link {canonical!r}: cannot tell its protocol from the name "
