@@ -1,0 +1,352 @@
+"""Tests of zmodel.kernel.iopath: plugging, unplugging, elevator seeks, schedulers, direct I/O, file systems.
+
+Expected values are recomputed here independently (mpmath quadrature, exact fractions,
+the hand-written birth-death chain, a seeded simulation), never pasted from the code.
+"""
+import math
+
+import mpmath as mp
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zmodel.hardware.storage import Disk, StorageServer
+from zmodel.kernel.iopath import (
+    FILESYSTEMS,
+    SCHEDULERS,
+    FileSystem,
+    IODevice,
+    anticipation_hold,
+    dbench_throughput,
+    direct_io,
+    elevator_seek_time,
+    plug_merge,
+    recovery_time,
+    scheduler_throughput,
+    unplug_throughput,
+)
+from zmodel.queueing import machine_repairman
+
+# HP 97560 of Ruemmler & Wilkes 1994 (IEEE Computer 27(3), "Seek time"): 1962 cylinders,
+# 4002 rpm, 3.24 + 0.400 sqrt(d) ms below 383 cylinders, 8.00 + 0.008 d ms above.
+HP = Disk(4002 / 60, 2.2e6, 1962, (3.24e-3, 0.400e-3), (8.00e-3, 0.008e-3), 383)
+
+
+def _seek_hp(d):
+    d = mp.mpf(d)
+    if d == 0:
+        return mp.mpf(0)
+    return (mp.mpf("3.24e-3") + mp.mpf("0.400e-3") * mp.sqrt(d)) if d < 383 else \
+        (mp.mpf("8.00e-3") + mp.mpf("0.008e-3") * d)
+
+
+def _mean_seek_quad(q):
+    """E[t_s(C B)], B ~ Beta(1, q+1), by mpmath quadrature split at the regime boundary."""
+    m = q + 1
+    f = lambda b: _seek_hp(1962 * b) * m * (1 - b) ** (m - 1)
+    return float(mp.quad(f, [0, mp.mpf(383) / 1962, 1]))
+
+
+# ------------------------------------------------------------------------- plugging
+def test_plug_merge_exact_cases():
+    # one stream: p = c * L/(1+L), L = 3 -> 3/4; with c = 1/2 -> 3/8
+    assert plug_merge(1000.0, 3e-3).merge_probability == pytest.approx(0.75, rel=1e-12)
+    assert plug_merge(1000.0, 3e-3, contiguity=0.5).merge_probability == pytest.approx(0.375, rel=1e-12)
+    # s streams, x = L/s: p = L/(1+L) (1 - (1-1/s)(1-e^-x)/x); mpmath independently
+    L, s = mp.mpf(2), mp.mpf(5)
+    x = L / s
+    want = L / (1 + L) * (1 - (1 - 1 / s) * (1 - mp.e ** (-x)) / x)
+    r = plug_merge(2000.0, 1e-3, streams=5)
+    assert r.merge_probability == pytest.approx(float(want), rel=1e-12)
+    assert r.requests_per_dispatch == pytest.approx(float(1 / (1 - want)), rel=1e-12)
+    assert r.dispatch_rate == pytest.approx(float(2000 * (1 - want)), rel=1e-12)
+    # latency: opener waits tau, others tau/2: tau (1 + L/2)/(1 + L) = 1e-3 * 2/3
+    assert r.plug_latency == pytest.approx(2e-3 / 3, rel=1e-12)
+
+
+def test_plug_merge_stable_form_matches_textbook_at_tiny_x():
+    lam, tau, s = 1e-3, 1e-6, 7.0
+    mp.mp.dps = 50          # the textbook form 1 - e^-x loses all digits in doubles at x ~ 1e-10
+    try:
+        L = mp.mpf(lam) * mp.mpf(tau)
+        x = L / s
+        want = L / (1 + L) * (1 - (1 - 1 / mp.mpf(s)) * (1 - mp.exp(-x)) / x)
+    finally:
+        mp.mp.dps = 15
+    assert plug_merge(lam, tau, streams=s).merge_probability == pytest.approx(float(want), rel=1e-9)
+
+
+def test_plug_merge_against_seeded_simulation():
+    rng = np.random.default_rng(20240605)
+    lam, tau, s, c = 1500.0, 2e-3, 3, 0.8
+    windows = 40000
+    merged = np.zeros(windows)
+    total = np.zeros(windows)
+    for w in range(windows):
+        k = rng.poisson(lam * tau)     # arrival order within the window is all that matters
+        streams = rng.integers(0, s, k + 1)          # streams[0] is the opener
+        seen = {int(streams[0])}
+        m = 0
+        for j in range(k):
+            st_ = int(streams[j + 1])
+            if st_ in seen and rng.random() < c:
+                m += 1
+            seen.add(st_)
+        merged[w], total[w] = m, k + 1
+    est = merged.sum() / total.sum()
+    # delta-method standard error of a ratio estimator
+    tt = total.mean()
+    var = np.var(merged - est * total, ddof=1) / windows / tt ** 2
+    p = plug_merge(lam, tau, streams=s, contiguity=c).merge_probability
+    assert abs(est - p) < 4 * math.sqrt(var)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0, 1e5), st.floats(0, 0.05), st.floats(1, 64), st.floats(0, 1))
+def test_plug_merge_invariants(lam, tau, s, c):
+    r = plug_merge(lam, tau, streams=s, contiguity=c)
+    assert 0.0 <= r.merge_probability <= c + 1e-12
+    assert r.dispatch_rate <= lam * (1 + 1e-12)
+    assert 0.0 <= r.plug_latency <= tau + 1e-15
+    # more delay never merges less
+    assert plug_merge(lam, 2 * tau, streams=s, contiguity=c).merge_probability >= r.merge_probability - 1e-12
+
+
+def test_plug_merge_series_in_series_out():
+    lam = pd.Series([100.0, 1000.0], index=["low", "high"])
+    r = plug_merge(lam, 3e-3)
+    assert isinstance(r.merge_probability, pd.Series) and list(r.merge_probability.index) == ["low", "high"]
+    assert list(r.to_frame().index) == ["low", "high"]
+
+
+# ------------------------------------------------------------------------- unplugging
+def test_unplug_single_process_hand():
+    # N = 1: X = 1/(cpu + lock + D walk + device)
+    r = unplug_throughput(1, 10, "global", cpu_time=10e-6, lock_time=1e-6, queue_walk_time=0.5e-6,
+                          device_time=100e-6)
+    assert r.throughput == pytest.approx(1 / (10e-6 + 1e-6 + 5e-6 + 100e-6), rel=1e-12)
+    assert r.queues_visited == 10 and r.unplug_time == pytest.approx(6e-6)
+    p = unplug_throughput(1, 10, "per_backing_dev", cpu_time=10e-6, lock_time=1e-6, queue_walk_time=0.5e-6,
+                          device_time=100e-6)
+    assert p.throughput == pytest.approx(1 / (10e-6 + 1.5e-6 + 100e-6), rel=1e-12)
+    assert p.queues_visited == 1
+
+
+def test_global_unplug_bounded_by_lock_and_falls_with_devices():
+    x = [float(unplug_throughput(256, d, "global", cpus=16).throughput) for d in (8, 64, 512)]
+    for d, xi in zip((8, 64, 512), x):
+        assert xi <= 1 / (1e-6 + d * 1e-6) * (1 + 1e-9)      # bottleneck law on the global lock
+    assert x[0] > x[1] > x[2]
+    per = [float(unplug_throughput(256, d, "per_backing_dev", cpus=16).throughput) for d in (8, 64, 512)]
+    assert all(p >= g for p, g in zip(per, x))
+
+
+def test_unplug_littles_law():
+    n = np.array([1, 4, 32])
+    r = unplug_throughput(n, 32, "global", cpus=4, device_time=1e-3)
+    np.testing.assert_allclose(np.asarray(r.throughput) * np.asarray(r.response_time), n, rtol=1e-9)
+    assert np.all((np.asarray(r.lock_utilization) >= 0) & (np.asarray(r.lock_utilization) <= 1 + 1e-12))
+
+
+# ------------------------------------------------------------------------- seeks
+def test_elevator_depth_one_is_fcfs_random_seek():
+    # q = 1: density 2(1-b), the uniform-pair distance: equals the Disk's own average
+    assert elevator_seek_time(HP, 1) == pytest.approx(HP.average_seek_time(), rel=1e-10)
+
+
+@pytest.mark.parametrize("q", [1, 2, 5, 16, 100])
+def test_elevator_closed_form_matches_quadrature(q):
+    assert elevator_seek_time(HP, q) == pytest.approx(_mean_seek_quad(q), rel=1e-8)
+
+
+def test_elevator_seek_decreases_with_depth_and_series():
+    q = pd.Series([1.0, 2.0, 4.0, 8.0, 32.0, 128.0], index=list("abcdef"))
+    t = elevator_seek_time(HP, q)
+    assert isinstance(t, pd.Series) and list(t.index) == list("abcdef")
+    assert np.all(np.diff(t.to_numpy()) < 0)
+    # large depth: mean distance C/(q+2) -> short-seek regime: a + b E[sqrt(C B)] > a
+    assert t["f"] > 3.24e-3
+
+
+# ------------------------------------------------------------------------- schedulers
+DISK = Disk.from_specs(10000 / 60, 40e6, 15000, 4.7e-3, 10e-3, 0.6e-3)
+ONE = IODevice.single_disk(DISK, 4096)
+
+
+def test_anticipation_hold_quadrature():
+    z, w = 2e-3, 6e-3
+    want = mp.quad(lambda t: mp.e ** (-t / z), [0, w])        # E[min(Z,w)] = int_0^w P(Z > t) dt
+    assert anticipation_hold(z, w) == pytest.approx(float(want), rel=1e-12)
+    assert anticipation_hold(0.0, w) == 0.0
+
+
+def test_noop_single_disk_without_locality_is_machine_repairman():
+    n = np.array([1, 2, 5, 20])
+    r = scheduler_throughput("noop", n, ONE, 3e-3, locality=0.0)
+    ref = machine_repairman(n, 3e-3, ONE.service(1))
+    np.testing.assert_allclose(r.throughput, ref.throughput, rtol=1e-10)
+    np.testing.assert_allclose(r.device_utilization, ref.utilization, rtol=1e-10)
+
+
+def test_deadline_birth_death_two_readers_by_hand():
+    # N = 2, Z = 3 ms, locality 1 -> pi = 1/2; mu(n) = 1/(pi S_near + (1-pi) S(n))
+    z = 3e-3
+    s_near = 4096 / 40e6
+    s = {k: ONE.service(k) for k in (1, 2)}
+    mu = {k: 1 / (0.5 * s_near + 0.5 * s[k]) for k in (1, 2)}
+    w0, w1 = 1.0, (2 / z) / mu[1]
+    w2 = w1 * (1 / z) / mu[2]
+    x = (w1 * mu[1] + w2 * mu[2]) / (w0 + w1 + w2)
+    r = scheduler_throughput("deadline", 2, ONE, z, locality=1.0)
+    assert r.throughput == pytest.approx(x, rel=1e-10)
+    assert r.device_utilization == pytest.approx((w1 + w2) / (w0 + w1 + w2), rel=1e-10)
+
+
+def test_anticipatory_single_disk_one_reader_by_hand():
+    z, w = 1e-3, 6e-3
+    eps = math.exp(-w / z)
+    hold = z * (1 - eps)
+    s_near, s_far = 4096 / 40e6, ONE.service(1)
+    d = hold + (1 - eps) * s_near + eps * s_far
+    r = scheduler_throughput("anticipatory", 1, ONE, z, locality=1.0, antic_expire=w)
+    assert r.throughput == pytest.approx(1 / (d + z - hold), rel=1e-10)
+
+
+def test_storage_server_single_reader_all_equal():
+    dev = IODevice(64, 8e-3, 8e-3)
+    for s in SCHEDULERS:   # N = 1: the anticipation overlaps the reader's own think time
+        assert scheduler_throughput(s, 1, dev, 0.5e-3).throughput == pytest.approx(1 / 8.5e-3, rel=1e-10)
+
+
+def test_anticipatory_bounded_by_gate_on_storage_server():
+    dev = IODevice(128, 8e-3, 8e-3)
+    z, w = 0.2e-3, 10e-3
+    x = np.asarray(scheduler_throughput("anticipatory", [64, 256, 1024], dev, z, antic_expire=w).throughput)
+    g = z * (1 - math.exp(-w / z))
+    assert np.all(x <= 1 / g * (1 + 1e-9))
+    assert x[-1] == pytest.approx(1 / g, rel=0.02)          # gate saturated at heavy load
+    d = np.asarray(scheduler_throughput("deadline", [64, 256, 1024], dev, z).throughput)
+    assert np.all(d >= x) and d[-1] == pytest.approx(128 / 8e-3, rel=0.02)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(SCHEDULERS), st.integers(1, 24), st.floats(0.0, 20e-3), st.floats(0, 1),
+       st.sampled_from([1, 16]))
+def test_scheduler_littles_law_and_utilization(s, n, z, ell, spindles):
+    dev = ONE if spindles == 1 else IODevice(spindles, 6e-3, 6e-3)
+    r = scheduler_throughput(s, n, dev, z, locality=ell)
+    assert r.throughput > 0
+    assert r.throughput * (r.response_time + z) == pytest.approx(n, rel=1e-8)
+    assert 0.0 <= r.device_utilization <= 1.0
+
+
+def test_anticipatory_wins_single_head_dependent_readers_loses_on_server():
+    # Iyer & Druschel 2001: deceptive idleness on one head; ibmsj: not on storage servers
+    for n in (2, 4, 16):
+        a = scheduler_throughput("anticipatory", n, ONE, 0.5e-3).throughput
+        assert a > 2 * scheduler_throughput("deadline", n, ONE, 0.5e-3).throughput
+    dev = IODevice.storage_server(StorageServer.from_catalog("ESS-F20"), 4096)
+    a = scheduler_throughput("anticipatory", 512, dev, 0.2e-3, antic_expire=10e-3).throughput
+    assert a < 0.8 * scheduler_throughput("deadline", 512, dev, 0.2e-3).throughput
+
+
+def test_elevator_beats_fifo_on_one_disk_random_readers():
+    fifo = scheduler_throughput("noop", 32, ONE, 1e-3, locality=0.0).throughput
+    elev = scheduler_throughput("deadline", 32, ONE, 1e-3, locality=0.0).throughput
+    cfq = scheduler_throughput("cfq", 32, ONE, 1e-3, locality=0.0).throughput
+    assert fifo < cfq < elev
+
+
+def test_storage_server_device_from_catalog():
+    ess = StorageServer.from_catalog("ESS-F20")
+    dev = IODevice.storage_server(ess, 4096)
+    assert dev.spindles == 128 and dev.disk is None
+    assert dev.service_time == pytest.approx(ess.hit_time + ess.disk.service_time(4096), rel=1e-12)
+    assert dev.service(50) == dev.service_time     # host ordering does not help a server
+
+
+# ------------------------------------------------------------------------- direct I/O
+def test_direct_io_hand():
+    b, td = 65536.0, 1e-3
+    c, tp, ts, tm = 5e-9, 1e-6, 5e-6, 2e-6
+    cpu = ts + b * c + 16 * tp
+    r = direct_io(b, td, copy_time_per_byte=c, page_time=tp, syscall_time=ts, map_time=tm)
+    assert r.page_cache_time == pytest.approx(cpu + td, rel=1e-12)
+    assert r.direct_time == pytest.approx(ts + tm + td, rel=1e-12)
+    assert r.gain == pytest.approx((cpu + td) / (ts + tm + td), rel=1e-12)
+    assert r.raw_gap == pytest.approx(100 * tm / (ts + td), rel=1e-12)
+    full = direct_io(b, td, copy_time_per_byte=c, page_time=tp, syscall_time=ts, map_time=tm,
+                     readahead_overlap=1.0)
+    assert full.page_cache_time == pytest.approx(max(cpu, td), rel=1e-12)
+
+
+def test_direct_io_raw_within_two_percent_and_gain_above_one():
+    # OSDL: "raw and O_DIRECT perform comparably (within 2%)"
+    r = direct_io(np.array([4096.0, 65536.0, 2 ** 20]), np.array([0.2e-3, 1e-3, 10e-3]))
+    assert np.all(np.asarray(r.raw_gap) < 2.0)
+    assert np.all(np.asarray(r.gain) > 1.0)
+
+
+# ------------------------------------------------------------------------- file systems
+def test_dbench_single_client_hand():
+    fs = FILESYSTEMS["ext3"]
+    tw, c = 4e-3, fs.cpu_time
+    x = dbench_throughput(fs, 1, cpus=2, volumes=3, write_time=tw).throughput
+    # one client visits everything once: CPU + 3 volumes of demand (1+0.5+0.8) tw/3 + commit 0.1 tw
+    assert x == pytest.approx(1 / (c + 2.3 * tw + 0.1 * tw), rel=1e-12)
+
+
+def test_journaling_costs_at_least_30_percent_and_lvm_helps():
+    base = dbench_throughput(FILESYSTEMS["ext2"], 8).throughput
+    for name in ("ext3", "reiserfs", "jfs"):
+        x = dbench_throughput(FILESYSTEMS[name], 8).throughput
+        assert 1 - x / base >= 0.30                   # fs03: "performance cost is at least 30%"
+        assert dbench_throughput(FILESYSTEMS[name], 8, volumes=6).throughput > 1.5 * x
+    # bottleneck law: a single volume caps ext2 at 1/((1 + 0.5) t_w)
+    assert base <= 1 / (1.5 * 4e-3) * (1 + 1e-12)
+
+
+def test_recovery_times():
+    ext2, jfs = FILESYSTEMS["ext2"], FILESYSTEMS["jfs"]
+    r = recovery_time(ext2, np.array([24e9, 96e9]), metadata_fraction=0.02, read_rate=20e6, mount_time=1.0)
+    np.testing.assert_allclose(r.recovery_time, [1 + 0.02 * 24e9 / 20e6, 1 + 0.02 * 96e9 / 20e6], rtol=1e-12)
+    j = recovery_time(jfs, 96e9, journal_size=32e6, read_rate=20e6, mount_time=1.0)
+    assert j.recovery_time == pytest.approx(1 + 0.25 * 32e6 / 20e6, rel=1e-12)
+
+
+# ------------------------------------------------------------------------- errors
+def test_errors():
+    with pytest.raises(ValueError, match="scope must be one of"):
+        unplug_throughput(1, 1, "local")
+    with pytest.raises(ValueError, match="devices must be a positive integer"):
+        unplug_throughput(1, 0, "global")
+    with pytest.raises(ValueError, match="scheduler must be one of"):
+        scheduler_throughput("cscan", 1, ONE, 0.0)
+    with pytest.raises(ValueError, match="device must be an IODevice"):
+        scheduler_throughput("noop", 1, DISK, 0.0)
+    with pytest.raises(ValueError, match="queue_depth must be at least 1"):
+        elevator_seek_time(HP, 0.5)
+    with pytest.raises(ValueError, match="disk must be a zmodel.hardware.storage.Disk"):
+        elevator_seek_time("hp", 2)
+    with pytest.raises(ValueError, match="streams must be at least 1"):
+        plug_merge(1.0, 1e-3, streams=0.5)
+    with pytest.raises(ValueError, match="contiguity must be a probability"):
+        plug_merge(1.0, 1e-3, contiguity=1.5)
+    with pytest.raises(ValueError, match="arrival_rate must be non-negative"):
+        plug_merge(-1.0, 1e-3)
+    with pytest.raises(ValueError, match="spindles must be a positive integer"):
+        IODevice(0, 1e-3, 1e-3)
+    with pytest.raises(ValueError, match="service_time must be positive"):
+        IODevice(1, 0.0, 1e-3)
+    with pytest.raises(ValueError, match="journaling must be one of"):
+        FileSystem("x", "full", 1, 0, 0, 1e-4)
+    with pytest.raises(ValueError, match="must be 0 for a file system without a journal"):
+        FileSystem("x", "none", 1, 1, 0, 1e-4)
+    with pytest.raises(ValueError, match="commit_writes must not exceed journal_writes"):
+        FileSystem("x", "metadata", 1, 0.1, 0.2, 1e-4)
+    with pytest.raises(ValueError, match="fs must be a FileSystem"):
+        dbench_throughput("ext2", 1)
+    with pytest.raises(ValueError, match="processes must be an integer"):
+        scheduler_throughput("noop", 1.5, ONE, 0.0)
