@@ -617,3 +617,19 @@ def test_satisfied_bounds_do_not_make_parameters_identifiable():
     fit = calibrate(m, data, scale="absolute")
     assert not fit.parameter_table["identifiable"].any()
     assert "only 1 informative measurements (2 used" in fit.parameter_table.loc["a", "note"]
+
+
+def test_leave_one_out_does_not_leak_the_left_out_number():
+    # "c" is determined only by row own.0; left out, nothing determines it, so the refit
+    # must fall back to c's initial value (5.0), never reuse the full-data fit (c = 9.0)
+    m = linear_model([0.0, 1.0, 2.0])
+    m._parameters.add("c", 5.0)
+    m.add_predictor("own.0", lambda p: p["c"])
+    data = pd.concat([linear_data([1.0, 3.0, 5.0]), frame([("own.0", "absolute", 9.0, "1")])],
+                     ignore_index=True)
+    cv = cross_validate(m, data, scale="absolute", progress=False).set_index("id")
+    assert cv.loc["own.0", "predicted_full"] == pytest.approx(9.0)
+    assert cv.loc["own.0", "predicted_loo"] == pytest.approx(5.0)
+    assert not cv.loc["own.0", "predictable"] and cv.loc["own.0", "unidentified_without"] == "c"
+    assert cv.loc["lin.1", "predictable"]
+    assert cv.attrs["n_unpredictable"] == 1

@@ -170,11 +170,11 @@ def test_cannot_predict_unknown_rows():
 
 
 def test_exactly_determined_rows_are_flagged(result, loo):
-    """Rows a parameter of their own reproduces: fitted exactly, and their left-out error is
-    ~0 only because the refit keeps that parameter at its warm start (not evidence)."""
+    """Rows a parameter of their own reproduces: fitted exactly, and without them that
+    parameter is unidentified, so leave-one-out marks them unpredictable (no evidence)."""
     assert set(EXACTLY_DETERMINED) <= set(FIT_KINDS)
     res = result.residuals.set_index("id")
     cv = loo.set_index("id")
     for i in EXACTLY_DETERMINED:
         assert abs(res.loc[i, "percent_error"]) < 1e-3
-        assert abs(cv.loc[i, "percent_error_loo"]) < 1e-3
+        assert not cv.loc[i, "predictable"] and cv.loc[i, "unidentified_without"]

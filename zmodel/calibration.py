@@ -985,15 +985,20 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         One row per used fitted-kind measurement: id, kind, unit, measured,
         predicted_full (all data), predicted_loo (that row left out), percent_error_full,
         percent_error_loo (``100 (p - m)/|m|``; 0 for a bound the left-out fit satisfies),
-        residual_loo (fit-scale residual), success. ``.attrs`` holds the summary:
-        ``median_abs_percent_error``, ``mean_abs_percent_error``, ``n``.
+        residual_loo (fit-scale residual), success, predictable (False when leaving the
+        row out leaves a free parameter unidentified: no other row determines it, so the
+        left-out value rests on that parameter's initial value) and
+        unidentified_without (those parameters). ``.attrs`` holds the summary:
+        ``median_abs_percent_error``, ``mean_abs_percent_error``, ``n``,
+        ``median_abs_percent_error_predictable`` and ``n_unpredictable``.
 
     Notes
     -----
     For a linear model fitted by ordinary least squares on the absolute scale,
     the left-out residual equals the PRESS residual :math:`e_i / (1 - h_{ii})`,
     with :math:`h_{ii}` the leverage (Draper & Smith 1998, sec. 8.1 / PRESS).
-    Each refit starts from the full-data optimum.
+    Each refit starts from the caller's initial parameter values, not from the
+    full-data optimum, so that no left-out number leaks into its own prediction.
 
     Examples
     --------
@@ -1012,10 +1017,10 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     exclude = [exclude] if isinstance(exclude, str) else list(exclude)
     full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
     kw = dict(calibrate_kwargs)
-    start = full.init_params.copy()  # the caller's settings (vary, bounds), warm-started
-    for n, p in full.params.items():
-        start.set(n, value=p.value)
-    kw["params"] = start
+    # Each refit starts from the caller's initial values, never from the full-data optimum:
+    # a warm start would carry the left-out number into its own "prediction" whenever the
+    # remaining rows leave a parameter free (it would just keep its fitted value).
+    kw["params"] = full.init_params.copy()
     r = full.residuals
     todo = r.loc[r["used_in_fit"]]
     rows = []
@@ -1029,14 +1034,24 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         full_perr = row["percent_error"]
         if row["kind"] in _UPPER + _LOWER and row["residual"] == 0:
             full_perr = 0.0
+        t = loo.parameter_table
+        lost = [n for n in t.index[t["vary"] & ~t["identifiable"]]
+                if n not in set(full.parameter_table.index[~full.parameter_table["identifiable"]])]
         rows.append(dict(id=row["id"], kind=row["kind"], unit=row["unit"], measured=m,
                          predicted_full=row["predicted"], predicted_loo=p,
                          percent_error_full=full_perr, percent_error_loo=perr,
-                         residual_loo=lr["residual"], success=loo.success))
+                         residual_loo=lr["residual"], success=loo.success,
+                         predictable=not lost, unidentified_without=", ".join(lost)))
     out = pd.DataFrame(rows, columns=["id", "kind", "unit", "measured", "predicted_full", "predicted_loo",
-                                      "percent_error_full", "percent_error_loo", "residual_loo", "success"])
+                                      "percent_error_full", "percent_error_loo", "residual_loo", "success",
+                                      "predictable", "unidentified_without"])
     a = out["percent_error_loo"].abs()
+    b = out.loc[out["predictable"].astype(bool), "percent_error_loo"].abs()
     out.attrs["median_abs_percent_error"] = float(a.median()) if len(a) else math.nan
     out.attrs["mean_abs_percent_error"] = float(a.mean()) if len(a) else math.nan
     out.attrs["n"] = len(out)
+    # rows whose removal leaves a parameter that only they determined: their left-out
+    # "prediction" rests on that parameter's initial value, not on the other data
+    out.attrs["median_abs_percent_error_predictable"] = float(b.median()) if len(b) else math.nan
+    out.attrs["n_unpredictable"] = int((~out["predictable"].astype(bool)).sum())
     return out
