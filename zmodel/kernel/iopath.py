@@ -562,7 +562,7 @@ def anticipation_hold(think_time, antic_expire):
     z = as_float_array("think_time", think_time)
     w = as_float_array("antic_expire", antic_expire)
     z, w = np.broadcast_arrays(z, w)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # tiny z: expm1(-inf) = -1
         g = np.where(z > 0, -z * np.expm1(-w / np.where(z > 0, z, 1.0)), 0.0)
     return wrap(g, index, "hold")
 
