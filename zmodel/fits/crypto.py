@@ -45,6 +45,7 @@ from __future__ import annotations
 import dataclasses
 
 from zmodel.calibration import Model, Parameters, calibrate
+from zmodel.fits import catalog_rows
 from zmodel.hardware.crypto import CipherCost, CryptoAccelerator, SSLServer
 
 SOURCE = "002_3ef25dc9d706703e.txt"
@@ -159,12 +160,7 @@ class CryptoModel(Model):
 
 def measurements():
     """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_KINDS) + list(CONFIG_IDS)).copy()
-    for id_, kind in FIT_KINDS.items():
-        rows.loc[rows["id"] == id_, "kind"] = kind
-    return rows
+    return catalog_rows(list(FIT_KINDS) + list(CONFIG_IDS), FIT_KINDS)
 
 
 def calibrate_crypto():

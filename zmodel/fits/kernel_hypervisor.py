@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, calibrate, cross_validate
+from zmodel.fits import catalog_rows
 from zmodel.kernel.hypervisor import (
     DEFAULT_TICK_COST,
     ZVM_TEST_IDLE,
@@ -216,13 +217,7 @@ class HypervisorModel(Model):
 
 def measurements():
     """The catalog rows this calibration uses (fitted rows and shape rows)."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_IDS) + list(SHAPE_IDS)).copy()
-    missing = set(FIT_IDS + SHAPE_IDS) - set(rows["id"])
-    if missing:
-        raise ValueError(f"catalog rows missing for the hypervisor calibration: {sorted(missing)}")
-    return rows
+    return catalog_rows(list(FIT_IDS) + list(SHAPE_IDS))
 
 
 def calibrate_kernel_hypervisor():

@@ -50,6 +50,7 @@ import math
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, PercentChange, Ratio, calibrate, cross_validate
+from zmodel.fits import catalog_rows
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.kernel.iopath import (
     FILESYSTEMS,
@@ -352,13 +353,7 @@ class KernelIOPathModel(Model):
 
 def measurements():
     """The catalog rows of this fit, with the kinds of :data:`FIT_KINDS` / :data:`KIND_OVERRIDES` applied."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_KINDS) + list(SHAPE_IDS)).copy()
-    kinds = {**FIT_KINDS, **KIND_OVERRIDES}
-    hit = rows["id"].isin(list(kinds))
-    rows.loc[hit, "kind"] = rows.loc[hit, "id"].map(kinds)
-    return rows
+    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), {**FIT_KINDS, **KIND_OVERRIDES})
 
 
 def calibrate_kernel_iopath(**kwargs):

@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, calibrate, cross_validate
+from zmodel.fits import catalog_rows
 from zmodel.kernel.locks import (
     DASD_MAJOR,
     IA64_TICK,
@@ -338,12 +339,7 @@ class KernelLocks(Model):
 
 def measurements():
     """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_KINDS) + list(SHAPE_IDS)).copy()
-    fitted = rows["id"].isin(list(FIT_KINDS))
-    rows.loc[fitted, "kind"] = rows.loc[fitted, "id"].map(FIT_KINDS)
-    return rows
+    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
 
 
 def calibrate_kernel_locks(io_scope: str = "global"):

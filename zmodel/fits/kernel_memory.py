@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, calibrate, cross_validate
+from zmodel.fits import catalog_rows
 from zmodel.kernel.memory import (
     InstructionCosts,
     DbenchMemoryModel,
@@ -334,12 +335,7 @@ class KernelMemoryModel(Model):
 
 def measurements():
     """The catalog rows of this fit, with the kinds of :data:`FIT_KINDS` applied."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_KINDS) + list(SHAPE_IDS)).copy()
-    fitted = rows["id"].isin(list(FIT_KINDS))
-    rows.loc[fitted, "kind"] = rows.loc[fitted, "id"].map(FIT_KINDS)
-    return rows
+    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
 
 
 def calibrate_kernel_memory(**kwargs):

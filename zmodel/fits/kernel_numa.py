@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, calibrate, cross_validate
+from zmodel.fits import catalog_rows
 from zmodel.kernel.numa import (
     GIB,
     AltixTopology,
@@ -268,12 +269,7 @@ class KernelNumaModel(Model):
 
 def measurements():
     """The catalog rows of this fit, with the kinds of :data:`FIT_KINDS` applied."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_KINDS) + list(SHAPE_IDS)).copy()
-    fitted = rows["id"].isin(list(FIT_KINDS))
-    rows.loc[fitted, "kind"] = rows.loc[fitted, "id"].map(FIT_KINDS)
-    return rows
+    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
 
 
 def calibrate_kernel_numa(**kwargs):

@@ -43,6 +43,7 @@ import math
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, calibrate
+from zmodel.fits import catalog_rows
 from zmodel.queueing import usl
 
 SOURCE = "000_bf0694975d199a2d.txt"
@@ -162,12 +163,7 @@ class DbenchUSL(Model):
 
 def measurements():
     """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    from zmodel.data import measurements as catalog
-
-    rows = catalog(ids=list(FIT_KINDS) + list(SHAPE_IDS)).copy()
-    fitted = rows["id"].isin(list(FIT_KINDS))
-    rows.loc[fitted, "kind"] = rows.loc[fitted, "id"].map(FIT_KINDS)
-    return rows
+    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
 
 
 def calibrate_usl_dbench():
