@@ -31,7 +31,7 @@ import numpy as np
 
 from zmodel.queueing._result import Result
 
-AREAS = ("locks", "memory", "hypervisor", "iopath", "numa")
+AREAS = ("locks", "memory", "hypervisor", "iopath", "numa", "versions")
 TARGET_FITTED = 5.0    # median |% error| on fitted numbers, issue 5 part 8
 TARGET_LEFT_OUT = 15.0  # median |% error| when left out
 

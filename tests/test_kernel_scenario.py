@@ -1,0 +1,214 @@
+"""The scenario API (zmodel.kernel.scenario) as the CLI contract states it.
+
+Composition tests: a scenario maps catalog names to SI parameters and delegates to
+zmodel.kernel.versions.compose; hand-computed values use the catalog's printed numbers
+(z990 1.2 GHz, "2 Books, 16 CPUs": seed 002) and the documented presets. Validation: one
+pytest.raises per message, each naming the key path.
+"""
+import math
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from zmodel.kernel.scenario import (
+    FEATURES,
+    KERNEL_VERSIONS,
+    OUTPUT_COLUMNS,
+    WORKLOAD_KINDS,
+    Scenario,
+    kernel_version,
+    predict,
+)
+from zmodel.kernel.versions import KernelCosts
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+BASE = {"hardware": {"processor": "z990", "cpus": 4, "storage_server": "DS8300", "channel": "FICON-4G",
+                     "channels": 2},
+        "kernel": {"version": "2.6.10"},
+        "hypervisor": {"type": "none"},
+        "workload": {"kind": "oltp", "clients": 16}}
+
+
+def _with(path, value, base=BASE):
+    d = {k: dict(v) for k, v in base.items()}
+    sec, key = path.split(".", 1)
+    d.setdefault(sec, {})[key] = value
+    return d
+
+
+def _without(path, base=BASE):
+    d = {k: dict(v) for k, v in base.items()}
+    sec, key = path.split(".", 1)
+    d[sec].pop(key)
+    return d
+
+
+def test_contract_names():
+    assert {"2.4.21", "2.6.0", "2.6.6", "2.6.10"} <= set(KERNEL_VERSIONS)
+    assert "per_queue_io_lock" in FEATURES
+    assert kernel_version("2.6.6").name == "2.6.6"
+    assert {"oltp", "dbench", "file_server", "sequential_read", "random_read", "web"} <= set(WORKLOAD_KINDS)
+
+
+@pytest.mark.parametrize("name", ["oltp_z990_ds8300.toml", "zvm_guests.toml"])
+def test_examples_load_and_predict(name):
+    with open(EXAMPLES / name, "rb") as f:
+        s = Scenario.from_dict(tomllib.load(f))
+    df = s.predict()
+    keys = [k for k, _ in s.sweep]
+    assert list(df.columns) == keys + list(OUTPUT_COLUMNS)
+    assert len(df) == math.prod(len(v) for _, v in s.sweep)
+    assert df["steal"].between(0, 1).all() and df["cpu_utilization"].between(0, 1).all()
+    assert (df["throughput"] > 0).all()
+
+
+def test_zvm_example_idle_tick_patch():
+    # ibmsj "Timer tick": idle 2.4 guests tick every 10 ms and eat the machine; 2.6.6 stops the tick
+    with open(EXAMPLES / "zvm_guests.toml", "rb") as f:
+        df = Scenario.from_dict(tomllib.load(f)).predict()
+    old = df[df["kernel.version"] == "2.4.21"].set_index("hypervisor.guests")
+    new = df[df["kernel.version"] == "2.6.6"].set_index("hypervisor.guests")
+    assert old["throughput"].is_monotonic_decreasing and old.loc[2000, "throughput"] < 0.1 * old.loc[1, "throughput"]
+    assert new["throughput"].max() == pytest.approx(new["throughput"].min(), rel=1e-12)
+    assert old.loc[2000, "steal"] > 0.5 and (new["steal"] == 0).all()
+
+
+def test_oltp_example_26_better_and_memory_smaller():
+    with open(EXAMPLES / "oltp_z990_ds8300.toml", "rb") as f:
+        df = Scenario.from_dict(tomllib.load(f)).predict()
+    a = df[df["kernel.version"] == "2.4.21"].set_index("hardware.cpus")
+    b = df[df["kernel.version"] == "2.6.10"].set_index("hardware.cpus")
+    assert (b["throughput"] >= a["throughput"] * (1 - 1e-12)).all()
+    # page tables of 64 processes mapping 1 GB: 4 KB pages in 2.4, large pages in 2.6 (OSDL)
+    assert (b["memory_overhead"] < a["memory_overhead"]).all()
+    # LPAR weight 0.5 of 16 CPUs = 8 CPUs: the 16-way image is dispatched half the time
+    assert b.loc[16, "steal"] > 0 and b.loc[8, "steal"] == 0
+
+
+def test_hand_computed_specjbb_on_z990():
+    # one CPU, one warehouse thread, no hypervisor: X = speed / D with the preset's counts
+    s = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 1}, "kernel": {"version": "2.6.10"},
+                            "workload": {"kind": "specjbb"}})
+    c = KernelCosts()
+    p = WORKLOAD_KINDS["specjbb"]
+    d = p["user_time"] + p["switches"] * (c.switch_time + c.runqueue_hold) + p["thread_syncs"] * c.thread_sync_time
+    speed = 1.2e9 / 1.2e9          # z990 clock (catalog) / reference clock
+    df = s.predict()
+    assert df["throughput"].iloc[0] == pytest.approx(speed / d, rel=1e-12)
+    assert df["response_time"].iloc[0] == pytest.approx(d, rel=1e-12)
+    # z10 at 4.4 GHz: the clock ratio (a proxy, stated in the module)
+    z10 = Scenario.from_dict(_with("hardware.processor", "z10", s.to_dict())).predict()
+    assert z10["throughput"].iloc[0] == pytest.approx(4.4 / 1.2 / d, rel=1e-12)
+
+
+def test_lpar_weight_steal_by_hand():
+    # 8 logical CPUs, weight 0.25 of 16 physical CPUs with the others busy: 4 CPUs of capacity,
+    # dispatch fraction 1/2; CPU-bound SPECjbb with 8 threads: each logical CPU runnable all the time
+    d = {"hardware": {"processor": "z990", "cpus": 8}, "kernel": {"version": "2.6.10"},
+         "hypervisor": {"type": "lpar", "physical_cpus": 16, "weight": 0.25}, "workload": {"kind": "specjbb"}}
+    r = predict(d)
+    assert r["steal"].iloc[0] == pytest.approx(0.5, rel=1e-9)
+    assert r["cpu_utilization"].iloc[0] == pytest.approx(0.5, rel=1e-9)
+    native = predict(_with("hypervisor.type", "none", d))
+    assert r["throughput"].iloc[0] == pytest.approx(0.5 * native["throughput"].iloc[0], rel=1e-9)
+
+
+def test_clients_sweep_is_batched_and_equals_points():
+    s = Scenario.from_dict(BASE)
+    df = s.predict({"workload.clients": [1, 8, 32]})
+    for n, x in zip((1, 8, 32), df["throughput"]):
+        one = Scenario.from_dict(_with("workload.clients", n)).predict()
+        assert x == pytest.approx(one["throughput"].iloc[0], rel=1e-12)
+    assert df["throughput"].is_monotonic_increasing
+
+
+def test_cartesian_product_order_and_parameters():
+    df = Scenario.from_dict(BASE).predict({"kernel.version": ["2.4.21", "2.6.6"], "hardware.cpus": [1, 2, 4]})
+    assert list(df["kernel.version"]) == ["2.4.21"] * 3 + ["2.6.6"] * 3
+    assert list(df["hardware.cpus"]) == [1, 2, 4] * 2
+    assert df["features"].str.contains("global_io_request_lock").tolist() == [True] * 3 + [False] * 3
+    assert df["parameters"].str.contains("kernel=2.6.6").sum() == 3
+    assert all("cpus=" in p and "io_scheduler=" in p for p in df["parameters"])
+
+
+def test_more_cpus_never_reduce_throughput_26_specjbb():
+    s = Scenario.from_dict({"hardware": {"processor": "z9-109", "cpus": 1}, "kernel": {"version": "2.6.16"},
+                            "workload": {"kind": "specjbb"}})
+    x = s.predict({"hardware.cpus": [1, 2, 4, 8, 16]})["throughput"]
+    assert x.is_monotonic_increasing
+
+
+def test_open_io_rate():
+    d = _with("workload.io_rate", 2000.0)
+    df = predict(d)
+    assert df["throughput"].iloc[0] == pytest.approx(2000.0 / WORKLOAD_KINDS["oltp"]["io_per_transaction"])
+    assert "open io_rate=2000" in df["parameters"].iloc[0]
+    sweep = predict(d, {"workload.io_rate": [100.0, 1000.0]})
+    assert sweep["response_time"].is_monotonic_increasing
+
+
+def test_io_scheduler_override_is_used():
+    df = predict(_with("kernel.io_scheduler", "anticipatory"))
+    assert "io_scheduler=anticipatory" in df["parameters"].iloc[0]
+    assert "anticipatory_scheduler" in df["features"].iloc[0]
+
+
+# --------------------------------------------------------------------------- validation
+@pytest.mark.parametrize("mapping,message", [
+    (_with("hardware.processor", "z999"),
+     r"^hardware\.processor: unknown processor 'z999'; known: z900, z990, z9-109, z10$"),
+    (_with("workload.clients", -4), r"^workload\.clients: must be a positive integer, got -4$"),
+    (_with("hypervisor.weigth", 0.5), r"^hypervisor: unknown key 'weigth'; known: type, "),
+    (_with("hardware.storage_server", "DS9999"), r"^hardware\.storage_server: unknown storage server 'DS9999'"),
+    (_with("hardware.channel", "FICON-16G"), r"^hardware\.channel: unknown link 'FICON-16G'"),
+    (_with("hardware.cpus", 2.5), r"^hardware\.cpus: must be a positive integer, got 2\.5$"),
+    (_with("hardware.channels", 9), r"^hardware\.channels: must be at most 8 \(CHPIDs per device\), got 9$"),
+    (_with("kernel.version", "2.7"), r"^kernel\.version: unknown kernel version '2\.7'; known: 2\.4\.21"),
+    (_with("kernel.version", 2.6), r"^kernel\.version: unknown kernel version '2\.6\.0'|^$"),
+    (_with("kernel.io_scheduler", "elevator"), r"^kernel\.io_scheduler: unknown I/O scheduler 'elevator'"),
+    (_with("kernel.io_scheduler", "cfq", _with("kernel.version", "2.6.0")),
+     r"^kernel\.io_scheduler: 'cfq' is not offered by kernel 2\.6\.0"),
+    (_with("hypervisor.type", "xen"), r"^hypervisor\.type: unknown hypervisor 'xen'; known: none, lpar, zvm$"),
+    (_with("hypervisor.weight", 1.5), r"^hypervisor\.weight: must be at most 1, got 1\.5$"),
+    (_with("hypervisor.physical_cpus", -2), r"^hypervisor\.physical_cpus: must be positive, got -2$"),
+    (_with("hypervisor.active_guests", 5), r"^hypervisor\.active_guests: must not exceed hypervisor\.guests"),
+    (_with("workload.kind", "mining"), r"^workload\.kind: unknown workload kind 'mining'"),
+    (_with("workload.think_time", -0.1), r"^workload\.think_time: must be non-negative, got -0\.1$"),
+    (_with("workload.think_time", "fast"), r"^workload\.think_time: must be a number, got 'fast'$"),
+    (_with("workload.hit_ratio", 1.2), r"^workload\.hit_ratio: must be at most 1, got 1\.2$"),
+    (_with("workload.block_size", 0), r"^workload\.block_size: must be positive, got 0$"),
+    (_without("hardware.storage_server"), r"^hardware\.storage_server: is required for workload 'oltp'"),
+    (_without("hardware.channel"), r"^hardware\.channel: is required for workload 'oltp'"),
+    (_without("hardware.cpus"), r"^hardware\.cpus: is required$"),
+    (_without("kernel.version"), r"^kernel\.version: is required$"),
+    (_without("workload.kind"), r"^workload\.kind: is required$"),
+    (_with("workload.io_rate", 10.0, _with("workload.kind", "web")),
+     r"^workload\.io_rate: needs I/O per transaction"),
+    (dict(BASE, extra={}), r"^extra: unknown section 'extra'"),
+    ({k: v for k, v in BASE.items() if k != "kernel"}, r"^kernel: section is required$"),
+    (dict(BASE, hardware=[1, 2]), r"^hardware: must be a table \(mapping\), got list$"),
+    (dict(BASE, sweep={"hardware.cpu": [1]}), r"^sweep: unknown key path 'hardware\.cpu'"),
+    (dict(BASE, sweep={"hardware.cpus": 4}), r"^sweep\.hardware\.cpus: must be a list of values, got 4$"),
+    (dict(BASE, sweep={"hardware.cpus": []}), r"^sweep\.hardware\.cpus: must not be empty$"),
+])
+def test_from_dict_messages_name_the_key_path(mapping, message):
+    if message == r"^kernel\.version: unknown kernel version '2\.6\.0'|^$":
+        # a TOML float 2.6 is read as the string "2.6", an alias of 2.6.0: accepted
+        assert Scenario.from_dict(mapping).kernel.version == "2.6.0"
+        return
+    with pytest.raises(ValueError, match=message):
+        Scenario.from_dict(mapping)
+
+
+def test_sweep_values_validated_like_the_file():
+    s = Scenario.from_dict(BASE)
+    with pytest.raises(ValueError, match=r"^workload\.clients: must be a positive integer, got 0$"):
+        s.predict({"workload.clients": [4, 0]})
+    with pytest.raises(ValueError, match=r"^hardware\.processor: unknown processor 'z11'"):
+        s.predict({"hardware.processor": ["z990", "z11"]})
+
+
+def test_not_a_mapping():
+    with pytest.raises(ValueError, match=r"^scenario must be a mapping of sections, got list$"):
+        Scenario.from_dict([1])

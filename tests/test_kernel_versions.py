@@ -1,0 +1,308 @@
+"""Kernel versions as feature sets and the composed system model (zmodel.kernel.versions).
+
+Expected values are re-derived here by hand: the MVA of a network whose CPU station has at
+least as many servers as clients is a delay (X = N / D), the finite-source lock queue
+M/M/1//N is summed explicitly (p_n ~ N!/(N-n)! (h/Z)^n), and the zSeries memory-management
+time per page event is recomputed from the operation-count table of the IBM Systems Journal
+paper as transcribed in zmodel.kernel.memory (counts x costs). Version dating is checked
+against the phrases of the seeds.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zmodel.kernel.memory import DbenchMemoryModel, InstructionCosts
+from zmodel.kernel.versions import (
+    FEATURE_DETAILS,
+    FEATURES,
+    KERNEL_VERSIONS,
+    KernelCosts,
+    SystemConfig,
+    WorkloadProfile,
+    compose,
+    kernel_cpu_time,
+    kernel_version,
+    memory_overhead,
+    memory_variant,
+    spinlock_strategy,
+)
+
+
+# --------------------------------------------------------------------------- versions
+def test_required_versions_and_document_dating():
+    assert {"2.4.21", "2.6.0", "2.6.6", "2.6.10"} <= set(KERNEL_VERSIONS)
+    # ibmsj: "Version 2.6 of the Linux kernel was released on December 17, 2003."
+    assert kernel_version("2.6.0").release_date == "2003-12-17"
+    # ibmsj: per backing dev unplugging "merged into the Linux 2.6.6 kernel"; idle-tick patch
+    # "accepted for the Linux 2.6.6 kernel"; sysfs backing store "part of Release 2.6.10"
+    for feat, first in (("per_bdi_unplug", "2.6.6"), ("idle_tick_patch", "2.6.6"),
+                        ("sysfs_backing_store", "2.6.10")):
+        assert FEATURE_DETAILS[feat].introduced == first
+        assert kernel_version(first).has(feat)
+        assert not kernel_version("2.6.0").has(feat)
+    # OSDL: "Linux 2.4 used a single io_request_lock spinlock"; 2.6 "a separate lock for each ... queue"
+    assert kernel_version("2.4.21").has("global_io_request_lock")
+    assert not kernel_version("2.4.21").has("per_queue_io_lock")
+    assert kernel_version("2.6.0").has("per_queue_io_lock") and not kernel_version("2.6.0").has(
+        "global_io_request_lock")
+    # OSDL: "Anticipatory scheduler (AS - the default currently)"
+    assert kernel_version("2.6.0").default_io_scheduler == "anticipatory"
+    assert kernel_version("2.4.21").default_io_scheduler == "deadline"
+    # altix: "The latest 2.6.7 CPU scheduler ... incorporates a similar back off algorithm."
+    assert kernel_version("2.6.7").has("sched_balance_backoff") and not kernel_version("2.6.6").has(
+        "sched_balance_backoff")
+
+
+def test_every_feature_has_a_source_and_a_phrase():
+    for name, f in FEATURE_DETAILS.items():
+        assert f.introduced in KERNEL_VERSIONS, name
+        assert ".txt" in f.source, name
+        assert f.phrase, name
+        assert name in FEATURES and f.source in FEATURES[name]
+        if not f.dated_by_documents:
+            assert "not printed" in FEATURES[name]
+    contract = {"per_queue_io_lock", "global_io_request_lock", "iske_per_page", "tlb_flush_on_dirty", "rmap",
+                "objrmap", "o1_scheduler", "idle_tick_patch", "diag9c_directed_yield", "spin_retry",
+                "per_bdi_unplug", "anticipatory_scheduler", "deadline_scheduler", "cfq_scheduler", "large_pages",
+                "hugetlbfs", "direct_io", "numa_aware_placement"}
+    assert contract <= set(FEATURES)
+
+
+def test_features_are_monotone_where_not_removed():
+    names = list(KERNEL_VERSIONS)
+    for a, b in zip(names, names[1:]):
+        lost = KERNEL_VERSIONS[a].features - KERNEL_VERSIONS[b].features
+        assert all(FEATURE_DETAILS[f].removed == b for f in lost), (a, b, lost)
+
+
+def test_variants_and_strategies():
+    assert memory_variant(kernel_version("2.4.21").features) == "2.4"
+    assert memory_variant(kernel_version("2.6.0").features) == "2.6-early"
+    assert memory_variant(kernel_version("2.6.10").features) == "2.6"
+    assert spinlock_strategy(kernel_version("2.6.10").features) == "diag44"
+    assert spinlock_strategy(kernel_version("2.6.16").features) == "spin_retry_diag9c"
+    assert spinlock_strategy({"spin_retry"}) == "spin_retry_diag44"
+    assert spinlock_strategy(set()) == "spin"
+
+
+def test_unknown_version_message():
+    with pytest.raises(ValueError, match=r"unknown kernel version '2\.7'; known: 2\.4\.21, "):
+        kernel_version("2.7")
+    assert kernel_version("2.4.23-rc2").name == "2.4.23"
+
+
+# --------------------------------------------------------------------------- hand-computed compositions
+def test_one_cpu_no_locks_is_one_over_demand():
+    c = KernelCosts(switch_time=2e-6, thread_sync_time=1e-6, linuxthreads_extra=4e-6)
+    w = WorkloadProfile("w", clients=1, user_time=1e-3, switches=3, thread_syncs=5)
+    r26 = compose("2.6.6", w, SystemConfig(cpus=1), c)
+    # D = 1 ms + 3 (2 us + 0.5 us runqueue hold) + 5 * 1 us
+    d = 1e-3 + 3 * (2e-6 + 0.5e-6) + 5 * 1e-6
+    assert r26.throughput == pytest.approx(1 / d, rel=1e-12)
+    # 2.4 on one CPU: goodness scan over 1 runnable task and LinuxThreads; the lock never contends
+    r24 = compose("2.4.21", w, SystemConfig(cpus=1), c)
+    d24 = d + 3 * 0.1e-6 * 1 + 5 * 4e-6
+    assert r24.throughput == pytest.approx(1 / d24, rel=1e-9)
+    assert r24.spin_fraction == 0.0
+
+
+def test_global_runqueue_lock_spin_by_hand():
+    # 2 CPUs, 2 clients, Z = 0: the CPU station is a delay and every CPU is busy; each CPU takes
+    # the runqueue lock every Z_L = base/a - h and holds it h: M/M/1//2 summed explicitly.
+    h = Fraction(10, 10 ** 6)
+    c = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h))
+    w = WorkloadProfile("w", clients=2, user_time=1e-4, switches=2)
+    base = Fraction(1, 10 ** 4) + 2 * h
+    z = base / 2 - h
+    rho = h / z
+    p = [Fraction(1), 2 * rho, 2 * rho ** 2]
+    p = [x / sum(p) for x in p]
+    x_lock = (1 - p[0]) / h
+    wait = 2 / x_lock - z - h
+    spin = x_lock * wait / 2
+    r = compose("2.4.21", w, SystemConfig(cpus=2), c)
+    assert r.spin_fraction == pytest.approx(float(spin), rel=1e-9)
+    assert r.throughput == pytest.approx(float(2 * (1 - spin) / base), rel=1e-9)
+    # the same with the 2.6 per-CPU runqueues: no spin
+    r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
+    assert r26.spin_fraction == 0.0
+    assert r26.throughput == pytest.approx(float(2 / base), rel=1e-12)
+
+
+def _mm_time_by_hand(variant, n, c: InstructionCosts, m=1):
+    # operation counts per page event (zmodel.kernel.memory.operation_counts table, ibmsj)
+    if variant == "2.4":
+        iske, sske, rrbe, pte, purges, ipte = 2 * m, 1, 0, 0, 3 * m, 0
+    else:
+        iske, sske, rrbe, pte, purges, ipte = 1, 1, 1, 0, 0, m
+    local = iske * c.iske + sske * c.sske + rrbe * c.rrbe + pte * c.pte_test
+    return local + purges * n * (c.purge + c.purge_per_cpu * n) + ipte * n * (c.ipte + c.ipte_per_cpu * n)
+
+
+@pytest.mark.parametrize("version,variant", [("2.4.21", "2.4"), ("2.6.6", "2.6")])
+def test_dbench_composition_matches_memory_model_and_hand(version, variant):
+    ic = InstructionCosts(purge=0.25e-6, purge_per_cpu=0.02e-6)
+    costs = KernelCosts(instruction_costs=ic)
+    t = 20e-6
+    w = WorkloadProfile("dbench", clients=1, user_time=t, page_events=1)
+    for n in (1, 4, 16, 24):
+        x = compose(version, w, SystemConfig(cpus=n, devices=0), costs, clients=n).throughput
+        assert x == pytest.approx(n / (t + _mm_time_by_hand(variant, n, ic)), rel=1e-12)
+        ref = DbenchMemoryModel(variant, cpu_time=t, costs=ic).throughput(n).page_rate
+        assert x == pytest.approx(ref, rel=1e-12)
+
+
+def test_dispatch_fraction_gives_steal():
+    w = WorkloadProfile("w", clients=1, user_time=1e-3)
+    r = compose("2.6.6", w, SystemConfig(cpus=1, dispatch_fraction=0.25), KernelCosts())
+    assert r.throughput == pytest.approx(0.25 / 1e-3, rel=1e-12)
+    assert r.steal == pytest.approx(0.75) and r.cpu_utilization == pytest.approx(0.25)
+
+
+def test_anticipation_costs_only_under_load():
+    # one LUN-like device, I/O-only workload: AS never helps here; its loss grows with the load
+    c = KernelCosts(antic_expire=6e-3, antic_miss=1.0)
+    w = WorkloadProfile("io", clients=1, user_time=0.1e-3, io_per_transaction=1, block_size=65536,
+                        read_think_time=1e-3)
+    s = SystemConfig(cpus=8, disks=8, disk_time=0.5e-3)   # 8 request queues (LUNs)
+    loss = []
+    for n in (1, 64):
+        dl = compose("2.6.0", w, s, c, io_scheduler="deadline", clients=n).throughput
+        a = compose("2.6.0", w, s, c, io_scheduler="anticipatory", clients=n).throughput
+        assert a <= dl
+        loss.append(1 - a / dl)
+    assert loss[1] > 3 * loss[0]
+    # saturated device: D_disk = t + E[min(Z, w)] (U = 1) with E[min] = Z (1 - e^{-w/Z})
+    hold = 1e-3 * (1 - math.exp(-6.0))
+    a = compose("2.6.0", w, s, c, io_scheduler="anticipatory", clients=64)
+    assert a.disk_demand == pytest.approx(0.5e-3 + hold * a.disk_utilization, rel=1e-6)
+
+
+def test_memory_overhead_by_hand():
+    c = KernelCosts(sysfs_files_per_device=10, sysfs_bytes_per_file=1500, pte_chain_bytes=8)
+    w = WorkloadProfile("db", clients=64, shared_memory=2 ** 30, large_pages=True)
+    s = SystemConfig(cpus=4, devices=1000)
+    pages = 2 ** 30 // 4096
+    # 2.4: no sysfs, 4 KB pages, 8-byte PTEs, no chains
+    assert memory_overhead(kernel_version("2.4.21").features, w, s, c) == 64 * pages * 8
+    # 2.6.0: pinned sysfs 1000 x 10 x 1500 B; large pages (1 MiB) for the buffer
+    assert memory_overhead(kernel_version("2.6.0").features, w, s, c) == 1000 * 10 * 1500 + 64 * 1024 * 8
+    # 2.6.0 without large pages in the application: PTE chains, one 8-byte entry per page per process
+    w4 = w.replace(large_pages=False)
+    assert memory_overhead(kernel_version("2.6.0").features, w4, s, c) == \
+        1000 * 10 * 1500 + 64 * pages * 8 + 64 * pages * 8
+
+
+def test_features_and_parameters_reported():
+    w = WorkloadProfile("io", clients=4, io_per_transaction=1, switches=1)
+    r = compose("2.4.21", w, SystemConfig(cpus=2), KernelCosts())
+    assert set(r.features.split(",")) == {"deadline_scheduler", "global_io_request_lock", "global_runqueue_lock"}
+    assert "cpus=2" in r.parameters and "io_scheduler=deadline" in r.parameters
+
+
+# --------------------------------------------------------------------------- invariants
+workloads = st.builds(
+    WorkloadProfile, name=st.just("h"), clients=st.integers(1, 64),
+    think_time=st.sampled_from([0.0, 1e-3, 0.05]), user_time=st.floats(1e-5, 5e-3),
+    switches=st.floats(0, 10), io_per_transaction=st.floats(0, 4), block_size=st.sampled_from([4096.0, 65536.0]),
+    read_fraction=st.floats(0, 1), network_requests=st.floats(0, 4), thread_syncs=st.floats(0, 20),
+    read_think_time=st.floats(0, 2e-3))
+systems = st.builds(SystemConfig, cpus=st.integers(1, 12), disks=st.integers(1, 16),
+                    disk_time=st.floats(1e-4, 8e-3), highmem=st.booleans(),
+                    dispatch_fraction=st.floats(0.05, 1.0))
+
+
+@settings(max_examples=50, deadline=None)
+@given(workloads, systems)
+def test_more_cpus_never_reduce_capacity_without_global_locks(w, s):
+    import dataclasses
+
+    x = [compose(v, w, dataclasses.replace(s, cpus=n), io_scheduler="deadline").throughput
+         for v in ("2.6.10",) for n in (s.cpus, s.cpus + 1)]
+    assert x[1] >= x[0] * (1 - 1e-9)
+
+
+@settings(max_examples=50, deadline=None)
+@given(workloads, systems)
+def test_26_never_worse_than_24_where_documented(w, s):
+    # OSDL: every benchmark improved; the model's 2.6 paths are never longer than 2.4's for
+    # workloads without forks (PTE chains: ibmsj "increases the time required for creating and
+    # terminating processes") under the same I/O scheduler (AS: "heavy load: AS is -27%").
+    x24 = compose("2.4.21", w, s, io_scheduler="deadline").throughput
+    x26 = compose("2.6.0", w, s, io_scheduler="deadline").throughput
+    assert x26 >= x24 * (1 - 1e-9)
+
+
+@settings(max_examples=50, deadline=None)
+@given(workloads, systems, st.sampled_from(list(KERNEL_VERSIONS)))
+def test_fractions_in_range_and_littles_law(w, s, v):
+    r = compose(v, w, s, io_scheduler="deadline")
+    for name in ("steal", "cpu_utilization", "disk_utilization", "channel_utilization", "spin_fraction"):
+        assert 0.0 <= getattr(r, name) <= 1.0 + 1e-12, name
+    assert r.steal + r.cpu_utilization <= 1.0 + 1e-12
+    assert w.clients == pytest.approx(r.throughput * (r.response_time + w.think_time), rel=1e-9)
+
+
+def test_batched_clients_equal_single_solves():
+    w = WorkloadProfile("w", clients=1, user_time=1e-3, switches=4, io_per_transaction=1)
+    s = SystemConfig(cpus=4, disks=2)
+    batch = compose("2.4.21", w, s, clients=[1, 8, 32])
+    for i, n in enumerate((1, 8, 32)):
+        one = compose("2.4.21", w, s, clients=n)
+        assert batch.throughput[i] == pytest.approx(one.throughput, rel=1e-12)
+
+
+def test_kernel_cpu_time_scan_grows_only_in_24():
+    w = WorkloadProfile("w", clients=100, switches=1)
+    s = SystemConfig(cpus=4)
+    c = KernelCosts(scan_time=1e-7)
+    a24 = [float(kernel_cpu_time(kernel_version("2.4.21").features, w, s, c, runnable=n)["scheduler"])
+           for n in (1, 100)]
+    a26 = [float(kernel_cpu_time(kernel_version("2.6.0").features, w, s, c, runnable=n)["scheduler"])
+           for n in (1, 100)]
+    assert a24[1] - a24[0] == pytest.approx(99 * 1e-7)
+    assert a26[0] == a26[1]
+
+
+# --------------------------------------------------------------------------- validation
+def test_validation_messages():
+    with pytest.raises(ValueError, match=r"switch_time must be a non-negative finite number, got -1"):
+        KernelCosts(switch_time=-1)
+    with pytest.raises(ValueError, match=r"antic_miss must be in \[0, 1\], got 2"):
+        KernelCosts(antic_miss=2)
+    with pytest.raises(ValueError, match=r"clients must be an integer >= 0, got -4"):
+        WorkloadProfile("w", clients=-4)
+    with pytest.raises(ValueError, match=r"sequential must be true or false, got 'yes'"):
+        WorkloadProfile("w", sequential="yes")
+    with pytest.raises(ValueError, match=r"cpus must be a positive integer, got 0"):
+        SystemConfig(cpus=0)
+    with pytest.raises(ValueError, match=r"dispatch_fraction must be a positive finite number, got 0"):
+        SystemConfig(cpus=1, dispatch_fraction=0)
+    with pytest.raises(ValueError, match=r"dispatch_fraction must be in \(0, 1\], got 1.5"):
+        SystemConfig(cpus=1, dispatch_fraction=1.5)
+    with pytest.raises(ValueError, match=r"overcommit must be >= 1, got 0.5"):
+        SystemConfig(cpus=1, overcommit=0.5)
+    with pytest.raises(ValueError, match=r"channel_demands must be 3 non-negative numbers"):
+        SystemConfig(cpus=1, channel_demands=(1.0, 2.0))
+    w = WorkloadProfile("w", io_per_transaction=1)
+    with pytest.raises(ValueError, match=r"io_scheduler 'cfq' is not offered by this kernel"):
+        compose("2.4.21", w, SystemConfig(cpus=1), io_scheduler="cfq")
+    with pytest.raises(ValueError, match=r"io_scheduler must be one of"):
+        compose("2.6.6", w, SystemConfig(cpus=1), io_scheduler="elevator")
+    with pytest.raises(ValueError, match=r"unknown kernel feature 'turbo'"):
+        compose({"turbo"}, w, SystemConfig(cpus=1))
+    with pytest.raises(ValueError, match=r"workload must be a WorkloadProfile"):
+        compose("2.6.6", {"clients": 1}, SystemConfig(cpus=1))
+    with pytest.raises(ValueError, match=r"system must be a SystemConfig"):
+        compose("2.6.6", w, {"cpus": 1})
+    with pytest.raises(ValueError, match=r"instruction_costs must be an InstructionCosts"):
+        KernelCosts(instruction_costs=1.0)
+
+
+def test_zero_clients_give_zero_throughput():
+    r = compose("2.6.6", WorkloadProfile("w", clients=0), SystemConfig(cpus=2))
+    assert r.throughput == 0.0 and r.response_time == 0.0 and np.isfinite(r.cpu_demand)

@@ -1,0 +1,482 @@
+"""Calibration of the kernel-version composition (:mod:`zmodel.kernel.versions`) against the seeds.
+
+Documented numbers used (catalog ``zmodel.data.measurements``):
+
+* the OSDL "Results Summary" (seed ``001_37b528ecce68b8bf.txt``, column "Results
+  Relative to 2.4", read as percent improvement of 2.6 over 2.4): DBT-2 non-cached
+  8.64 and cached 20.00 (8-way), ReAIM 9.75 / 27.78, SPECweb99 26 / 35,
+  SPECjAppServer 7 / 14, SPECjbb2000 6 / 8 (4-way / 8-way), decision support 10
+  (8-way) -- ``osdl.summary-*``;
+* the OSDL I/O-scheduler slide: anticipatory vs deadline on the decision-support system,
+  "light load: same performance", "heavy load: AS is -27% against Deadline"
+  (``osdl.iosched-light-load``, ``osdl.iosched-heavy-load``);
+* the zSeries figures (seed ``000_bf0694975d199a2d.txt``, Figure 1): dbench 1500 vs
+  3250 MB/s at 16 CPUs, "quite similar" up to 4 CPUs, "much better" from 8, 2.4 drops
+  above 20 CPUs -- read exactly as :mod:`zmodel.fits.usl` and
+  :mod:`zmodel.fits.kernel_memory` read them (2.4 within 15 % up to >= 4 CPUs, 2.6 at
+  least 25 % better from <= 8 CPUs, the 2.4 peak at 20 CPUs).
+
+Each OSDL row is predicted as ``PercentChange(X_2.4, X_2.6)`` of two compositions
+(:func:`~zmodel.kernel.versions.compose`) of the *same* system and workload, one with
+the 2.4 feature set (2.4.21; ReAIM 2.4.23) and one with 2.6.0 (the 2.6.0-testN kernels).
+The dbench rows compose the ``dbench`` workload (one page event per transaction, one
+client per CPU) with 2.4.21 and with 2.6.6 (the feature set with the zSeries
+memory-management primitives that SLES9, the paper's "Linux 2.6", carried).
+
+Free parameters (12). Shared by every benchmark: the runqueue-lock hold time per switch
+(global in 2.4: it carries the 4-way -> 8-way growth of every pair), the extra network CPU
+per request without TSO/NAPI, the anticipatory scheduler's miss probability and the
+decision-support LUN service time. Per benchmark (shared by its rows): a kernel-activity
+multiplier of its counts (DBT-2 cached + non-cached, ReAIM, SPECweb99, SPECjAppServer,
+SPECjbb2000). dbench: the CPU time per page and the two global-purge costs. Fixed and
+stated in each parameter's ``source`` (not identified by these rows; a first fit with them
+free flagged them all): the 2.4 goodness scan per task, the ``io_request_lock`` hold, the
+2.4 cost per 512-byte segment, the LinuxThreads extra, and the activity counts of each
+benchmark (:data:`PROFILES`, readings of the slides' workload descriptions: the seeds print
+no path lengths) and the systems' disk/channel parameters (:data:`SYSTEMS`).
+
+What the composition does not explain (tested): DBT-2 non-cached (+8.64 %) -- the model
+is I/O bound on the 12 disks there, so no kernel path shortens it (predicted ~0 %);
+SPECjAppServer's 7 -> 14 % growth (predicted ~10 -> ~12 %); leave-one-out does not
+predict the 8-way SPECweb99 figure from its 4-way (one shared lock cost cannot give every
+pair its own growth).
+
+Override of catalog kinds (stated): the dbench threshold rows as in
+:mod:`zmodel.fits.kernel_memory` (:data:`FIT_KINDS`). ``osdl.iosched-light-load``
+(measured 0 %) is fitted on the absolute scale (percentage points). Not fitted, with the
+reason: ``osdl.specjapp-4way-gain`` (the slide's "1%" conflicts with the summary's 7;
+the catalog note suspects OCR damage; it is predicted and reported as excluded), the
+slide duplicates of the summary (``osdl.specweb-4way-gain`` ...: same numbers), the
+hyperthreading row (``osdl.summary-ht-4way``: not a kernel-version difference), and
+``osdl.dbt2-improvement-grows-with-io`` is a shape check that the model FAILS by
+construction -- the summary table itself (cached 20.00 > non-cached 8.64) contradicts
+it (catalog note).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zmodel.calibration import Model, Parameters, PercentChange, calibrate, cross_validate
+from zmodel.kernel.memory import InstructionCosts
+from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose
+
+__all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
+           "EXCLUDED", "SHAPE_IDS", "measurements", "calibrate_kernel_versions",
+           "cross_validate_kernel_versions"]
+
+KB, MB, GB = 2.0 ** 10, 2.0 ** 20, 2.0 ** 30
+SIMILAR_WITHIN = 0.85   # "quite similar": 2.4 within 15 % of 2.6 (as zmodel.fits.usl)
+MUCH_BETTER = 1.25      # "much better": 2.6 at least 25 % above 2.4 (as zmodel.fits.usl)
+MAX_CPUS = 40           # dbench processor counts evaluated [1]
+REAIM_PROCESSES = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256)   # ReAIM load levels (peak over them)
+LIGHT_STREAMS, HEAVY_STREAMS = 2, 64   # decision-support query streams, light and heavy load (reading)
+OLD, NEW = "2.4.21", "2.6.0"
+_DBENCH_PARAMS = ("dbench_cpu_time", "purge", "purge_per_cpu", "ipte_relative")
+
+#: benchmark -> the per-transaction activity (fixed readings; see the module docstring).
+#: ``intensity`` names the free multiplier of the kernel activity counts (None: fixed 1).
+PROFILES: dict[str, dict] = {
+    # DBT-2 (TPC-C-like, SAP DB): "Keying time and think time - zero"; cached: "8 drivers",
+    # "heavy CPU activity", "Heavy synchronous writes to log file"; non-cached: "16 drivers",
+    # "Random read, writes, 8k", "I/O bound"; 12 raw 10k rpm drives (raw: no page-cache copy)
+    "dbt2_cached": dict(clients=8, user_time=1e-3, switches=6, io_per_transaction=1, block_size=8 * KB,
+                        read_fraction=0.0, intensity="k_dbt2"),
+    "dbt2_noncached": dict(clients=16, user_time=1e-3, switches=6, io_per_transaction=3, block_size=8 * KB,
+                           read_fraction=0.6, intensity="k_dbt2"),
+    # ReAIM (AIM7/AIM9 database mix): processes, forks, 2 SCSI drives; peak over process counts
+    "reaim": dict(clients=None, user_time=1e-3, switches=4, io_per_transaction=0.05, block_size=4 * KB,
+                  read_fraction=0.5, forks=0.05, runnable_fraction=1.0, intensity="k_reaim"),
+    # SPECweb99: Apache 2.0.43 processes serving cached files over 4 e1000 NICs
+    "specweb": dict(clients=200, user_time=1e-3, switches=3, network_requests=2, runnable_fraction=0.05,
+                    intensity="k_specweb"),
+    # SPECjAppServer2002: WebSphere (JDK 1.3.1) with "number of threads in the web application
+    # server (50)", DB2 on another machine (a delay)
+    "specjapp": dict(clients=50, user_time=1e-3, switches=4, thread_syncs=10, network_requests=2,
+                     external_delay=2e-3, runnable_fraction=0.3, intensity="k_specjapp"),
+    # SPECjbb2000: CPU bound Java, one warehouse thread per CPU
+    "specjbb": dict(clients=None, user_time=1e-3, switches=1, thread_syncs=10, intensity="k_specjbb"),
+    # decision support: DB2, 100 GB, "4 QLogic 2300 controllers, 2 FAStT900 storage devices, 112 disks",
+    # large pages; 64 KB prefetch reads from many streams
+    "dss": dict(clients=HEAVY_STREAMS, user_time=0.8e-3, switches=1, io_per_transaction=1, block_size=64 * KB,
+                read_fraction=1.0, read_think_time=1e-3, large_pages=True, intensity=None),
+}
+_COUNTS = ("switches", "io_per_transaction", "network_requests", "thread_syncs", "forks")
+
+#: benchmark -> system (disks, disk time, channels, high memory), readings of the slides
+SYSTEMS: dict[str, dict] = {
+    # 12 x 10k rpm drives: ~5 ms random 8 KB (seek ~4.5 ms + half a turn 3 ms, short-stroked)
+    "dbt2_cached": dict(disks=12, disk_time=1e-3, highmem=True),   # log writes: sequential, ~1 ms
+    "dbt2_noncached": dict(disks=12, disk_time=5e-3, highmem=True),
+    "reaim": dict(disks=2, disk_time=5e-3, highmem=True),
+    "specweb": dict(disks=1, disk_time=5e-3, highmem=True),
+    "specjapp": dict(disks=1, disk_time=5e-3, highmem=False),
+    "specjbb": dict(disks=1, disk_time=5e-3, highmem=True),
+    # 112 disks behind 8 LUNs (request queues) of 14 disks (the LUN service time is the free
+    # parameter lun_time); 4 x 2 Gbit/s FC: 64 KB / 200 MB/s on each of 4 paths
+    "dss": dict(disks=8, disk_time=1.2e-3, highmem=True, channel_demands=(0.0, 64 * KB / 200e6, 0.0),
+                channel_paths=4),
+}
+
+#: catalog id -> (benchmark, cpus); percent change 2.4 -> 2.6
+OSDL_ROWS = {
+    "osdl.summary-dbt2-noncached-8way": ("dbt2_noncached", 8),
+    "osdl.summary-dbt2-cached-8way": ("dbt2_cached", 8),
+    "osdl.summary-reaim-4way": ("reaim", 4),
+    "osdl.summary-reaim-8way": ("reaim", 8),
+    "osdl.summary-specweb-4way": ("specweb", 4),
+    "osdl.summary-specweb-8way": ("specweb", 8),
+    "osdl.summary-specjapp-4way": ("specjapp", 4),
+    "osdl.summary-specjapp-8way": ("specjapp", 8),
+    "osdl.summary-specjbb-4way": ("specjbb", 4),
+    "osdl.summary-specjbb-8way": ("specjbb", 8),
+    "osdl.summary-dss-8way": ("dss", 8),
+    "osdl.specjapp-4way-gain": ("specjapp", 4),   # predicted, excluded (see EXCLUDED)
+}
+IOSCHED_ROWS = ("osdl.iosched-light-load", "osdl.iosched-heavy-load")
+DBENCH_ROWS = ("ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps", "ibmsj.dbench-24-drop-above-20cpu",
+               "ibmsj.fig1-similar-upto-4cpu", "ibmsj.fig1-26-better-from-8cpu")
+
+#: catalog id -> kind used in this fit (overrides as in zmodel.fits.kernel_memory)
+FIT_KINDS = {
+    "ibmsj.dbench-24-16cpu-mbps": "absolute",
+    "ibmsj.dbench-26-16cpu-mbps": "absolute",
+    "ibmsj.dbench-24-drop-above-20cpu": "absolute",    # catalog: lower_bound; read as the 2.4 peak
+    "ibmsj.fig1-similar-upto-4cpu": "lower_bound",     # catalog: upper_bound; crossover >= 4
+    "ibmsj.fig1-26-better-from-8cpu": "upper_bound",   # catalog: lower_bound; crossover <= 8
+}
+#: a measured 0 % has no relative residual
+SCALES = {"osdl.iosched-light-load": "absolute"}
+#: weights: the "quite similar up to 4" threshold as in zmodel.fits.kernel_memory (x10); the light-load
+#: row is an absolute residual in percentage points, weighted 1/100 to put it on the relative scale
+#: of the other rows (1 point ~ 1 %)
+WEIGHTS = {"ibmsj.fig1-similar-upto-4cpu": 10.0, "osdl.iosched-light-load": 0.01}
+#: least-squares settings (starting values are a previous optimum; each evaluation composes ~30 systems)
+FIT_SETTINGS = dict(tol=1e-8, max_nfev=40, jac="2-point")
+#: predicted and reported, never fitted
+EXCLUDED = ("osdl.specjapp-4way-gain",)
+
+SHAPE_IDS = (
+    "osdl.reaim-26-higher-peak",
+    "osdl.reaim-26-holds-throughput",
+    "osdl.dbt2-cached-cpu-bound",
+    "osdl.dbt2-improvement-grows-with-io",
+    "ibmsj.fig1-similar-upto-4cpu-shape",
+    "ibmsj.fig1-26-better-from-8cpu-shape",
+    "ibmsj.dbench-24-drop-above-20cpu-shape",
+    "ibmsj.dbench-26-above-20cpu-shape",
+    "osdl.iosched-deadline-for-db-shape",
+    "osdl.queue-lock-throughput-shape",
+    "ibmsj.io-request-lock-contention-scaling-shape",
+    "osdl.o1-scheduler-cost",
+    "ibmsj.o1-scheduler-constant-time-shape",
+)
+
+
+def _first_crossing(n: np.ndarray, f: np.ndarray, target: float, rising: bool) -> float:
+    """Smallest N where f crosses ``target``, linearly interpolated between integers."""
+    g = (f - target) if rising else (target - f)
+    if g[0] >= 0:
+        return float(n[0])
+    hit = np.nonzero(g >= 0)[0]
+    if hit.size == 0:
+        return float(n[-1])
+    i = hit[0]
+    return float(n[i - 1] + (n[i] - n[i - 1]) * (-g[i - 1]) / (g[i] - g[i - 1]))
+
+
+class KernelVersionsModel(Model):
+    """OSDL 2.4 -> 2.6 results and the zSeries dbench figures from one composition.
+
+    Examples
+    --------
+    >>> m = KernelVersionsModel()
+    >>> p = m.parameters().valuesdict()
+    >>> x24, x26 = m.pair("specjbb", 4, p)
+    >>> x26 > x24
+    True
+    """
+
+    name = "Kernel versions: composed 2.4 vs 2.6 benchmark figures (OSDL summary, IBM SJ Figure 1)"
+
+    def __init__(self):
+        super().__init__()
+        self._cache: dict = {}
+        for id_, (bench, cpus) in OSDL_ROWS.items():
+            self.add_predictor(id_, lambda p, b=bench, c=cpus: PercentChange(*self.pair(b, c, p)))
+        self.add_predictor("osdl.iosched-light-load", lambda p: PercentChange(*self.as_vs_deadline(LIGHT_STREAMS, p)))
+        self.add_predictor("osdl.iosched-heavy-load", lambda p: PercentChange(*self.as_vs_deadline(HEAVY_STREAMS, p)))
+        self.add_predictor("ibmsj.dbench-24-16cpu-mbps", lambda p: self.dbench_rate(OLD, 16, p))
+        self.add_predictor("ibmsj.dbench-26-16cpu-mbps", lambda p: self.dbench_rate("2.6.6", 16, p))
+        self.add_predictor("ibmsj.dbench-24-drop-above-20cpu", self.dbench_peak_24)
+        self.add_predictor("ibmsj.fig1-similar-upto-4cpu", self.similar_up_to)
+        self.add_predictor("ibmsj.fig1-26-better-from-8cpu", self.much_better_from)
+        self.add_check("osdl.reaim-26-higher-peak", self.reaim_higher_peak)
+        self.add_check("osdl.reaim-26-holds-throughput", self.reaim_holds)
+        self.add_check("osdl.dbt2-cached-cpu-bound", self.dbt2_cached_cpu_bound)
+        self.add_check("osdl.dbt2-improvement-grows-with-io",
+                       lambda p: self.gain("dbt2_noncached", 8, p) > self.gain("dbt2_cached", 8, p))
+        self.add_check("ibmsj.fig1-similar-upto-4cpu-shape",
+                       lambda p: bool(np.all(np.round(self.dbench_ratio(p)[:4], 2) >= SIMILAR_WITHIN)))
+        self.add_check("ibmsj.fig1-26-better-from-8cpu-shape",
+                       lambda p: bool(np.all(1.0 / self.dbench_ratio(p)[7:32] >= MUCH_BETTER)))
+        self.add_check("ibmsj.dbench-24-drop-above-20cpu-shape",
+                       lambda p: self.dbench_rate(OLD, 32, p) < 0.95 * self.dbench_rate(OLD, 20, p))
+        self.add_check("ibmsj.dbench-26-above-20cpu-shape",
+                       lambda p: self.dbench_rate("2.6.6", 32, p) >= self.dbench_rate("2.6.6", 20, p))
+        self.add_check("osdl.iosched-deadline-for-db-shape",
+                       lambda p: self.as_vs_deadline(HEAVY_STREAMS, p)[0] >= self.as_vs_deadline(HEAVY_STREAMS, p)[1])
+        self.add_check("osdl.queue-lock-throughput-shape", self.queue_lock_helps)
+        self.add_check("ibmsj.io-request-lock-contention-scaling-shape", self.io_lock_contention_grows)
+        self.add_check("osdl.o1-scheduler-cost", self.o1_flat)
+        self.add_check("ibmsj.o1-scheduler-constant-time-shape", self.o1_flat)
+
+    def parameters(self) -> Parameters:
+        d = KernelCosts()
+        ps = Parameters()
+        ps.add("scan_time", 20e-9, vary=False, unit="s",
+               source="2.4 goodness() per runnable task per schedule(): a few instructions (assumed; fixed, the "
+                      "OSDL rows do not identify it)")
+        ps.add("runqueue_hold", 37e-6, min=0.0, max=100e-6, unit="s",
+               source="runqueue lock hold per switch (global in 2.4); not printed (fitted, shared)")
+        ps.add("io_lock_hold", d.io_lock_hold, vary=False, unit="s",
+               source="block-layer lock hold per request (global io_request_lock in 2.4): KernelCosts default "
+                      "(assumed; fixed, not identified)")
+        ps.add("segment_time", d.segment_time, vary=False, unit="s",
+               source="2.4 CPU per 512-byte buffer head (OSDL 'Large Block I/O'): KernelCosts default (assumed; "
+                      "fixed: degenerate with lun_time)")
+        ps.add("net_extra_time", 96e-6, min=0.0, max=2e-3, unit="s",
+               source="extra network CPU per request without TSO/NAPI (OSDL 'Networking'); fitted")
+        ps.add("linuxthreads_extra", d.linuxthreads_extra, vary=False, unit="s",
+               source="extra cost per thread synchronisation with LinuxThreads (OSDL 'Linux Threads vs NPTL'): "
+                      "KernelCosts default (assumed; fixed, not identified)")
+        ps.add("antic_miss", 0.6, min=0.0, max=1.0, unit="1",
+               source="probability an anticipation is wasted on a multi-spindle LUN (ibmsj: AS assumes 'a disk "
+                      "has only one moving head'); fitted")
+        ps.add("lun_time", 0.5e-3, min=1e-5, max=0.05, unit="s",
+               source="decision support: service of one 64 KB read by a LUN (14 disks of a FAStT900 array); not "
+                      "printed (fitted)")
+        for k, v in (("k_dbt2", 1.87), ("k_reaim", 1.35), ("k_specweb", 1.35), ("k_specjapp", 0.44),
+                     ("k_specjbb", 1.9)):
+            ps.add(k, v, min=0.05, max=20.0, unit="1",
+                   source="kernel-activity multiplier of the benchmark's counts (PROFILES), shared by its 4- and "
+                          "8-way rows; fitted")
+        ps.add("switch_time", d.switch_time, vary=False, unit="s", source="KernelCosts default (assumed)")
+        ps.add("io_request_time", d.io_request_time, vary=False, unit="s", source="KernelCosts default (assumed)")
+        ps.add("net_request_time", d.net_request_time, vary=False, unit="s", source="KernelCosts default (assumed)")
+        ps.add("thread_sync_time", d.thread_sync_time, vary=False, unit="s", source="KernelCosts default (assumed)")
+        ps.add("bounce_time_per_byte", 0.5e-9, vary=False, unit="s/B",
+               source="bounce-buffer copy at ~2 GB/s (assumed; OSDL 'Bounce Buffer Avoidance': 'Eliminate copy "
+                      "overhead')")
+        ps.add("fork_time", d.fork_time, vary=False, unit="s", source="KernelCosts default (assumed)")
+        ps.add("pte_chain_fork_extra", d.pte_chain_fork_extra, vary=False, unit="s",
+               source="KernelCosts default (assumed; ibmsj: PTE chains slow process creation and exit)")
+        ps.add("antic_expire", 6e-3, vary=False, unit="s",
+               source="antic_expire HZ/150 at HZ = 1000 (x86 2.6.0), 6 ms")
+        # dbench (zSeries)
+        ps.add("dbench_cpu_time", 19.5e-6, min=1e-7, max=1e-3, unit="s",
+               source="CPU per 4 KB page outside memory management (dbench, fitted)")
+        ps.add("purge", 0.23e-6, min=0.0, max=1e-4, unit="s", source="global TLB purge stall, per purge (fitted)")
+        ps.add("purge_per_cpu", 0.0166e-6, min=0.0, max=1e-5, unit="s",
+               source="global TLB purge stall, per CPU quiesced (fitted)")
+        ps.add("ipte_relative", 0.05, vary=False, unit="1",
+               source="IPTE stall relative to a purge ('much faster than the alternative'; assumed)")
+        return ps
+
+    # ------------------------------------------------------------------ building blocks
+    @staticmethod
+    def costs(p) -> KernelCosts:
+        ic = InstructionCosts(purge=p["purge"], purge_per_cpu=p["purge_per_cpu"],
+                              ipte=p["ipte_relative"] * p["purge"], ipte_per_cpu=p["ipte_relative"] * p["purge_per_cpu"])
+        return KernelCosts(switch_time=p["switch_time"], scan_time=p["scan_time"], runqueue_hold=p["runqueue_hold"],
+                           io_request_time=p["io_request_time"], io_lock_hold=p["io_lock_hold"],
+                           segment_time=p["segment_time"], bounce_time_per_byte=p["bounce_time_per_byte"],
+                           net_request_time=p["net_request_time"], net_extra_time=p["net_extra_time"],
+                           thread_sync_time=p["thread_sync_time"], linuxthreads_extra=p["linuxthreads_extra"],
+                           fork_time=p["fork_time"], pte_chain_fork_extra=p["pte_chain_fork_extra"],
+                           antic_expire=p["antic_expire"], antic_miss=p["antic_miss"], instruction_costs=ic)
+
+    @staticmethod
+    def workload(bench: str, cpus: int, p) -> WorkloadProfile:
+        spec = dict(PROFILES[bench])
+        k = spec.pop("intensity")
+        mult = 1.0 if k is None else p[k]
+        for c in _COUNTS:
+            if c in spec:
+                spec[c] = spec[c] * mult
+        if spec["clients"] is None:
+            spec["clients"] = cpus
+        return WorkloadProfile(bench, **spec)
+
+    @staticmethod
+    def system(bench: str, cpus: int, p=None) -> SystemConfig:
+        spec = dict(SYSTEMS[bench])
+        if bench == "dss" and p is not None:
+            spec["disk_time"] = p["lun_time"]
+        return SystemConfig(cpus=cpus, **spec)
+
+    def throughput(self, bench: str, cpus: int, kernel: str, p, io_scheduler=None, clients=None):
+        w = self.workload(bench, cpus, p)
+        old = kernel.startswith("2.4")
+        sched = io_scheduler or ("deadline" if (old or w.io_per_transaction > 0) else None)
+        r = compose(kernel if not (bench == "reaim" and old) else "2.4.23", w, self.system(bench, cpus, p),
+                    self.costs(p), io_scheduler=sched, clients=clients)
+        return r
+
+    def _memo(self, key, func):
+        if key not in self._cache:
+            if len(self._cache) > 20000:
+                self._cache.clear()
+            self._cache[key] = func()
+        return self._cache[key]
+
+    def pair(self, bench: str, cpus: int, p) -> tuple[float, float]:
+        """Throughput with 2.4 and with 2.6.0 (ReAIM: peaks over :data:`REAIM_PROCESSES`) [1/s]."""
+        own = PROFILES[bench]["intensity"]
+        key = ("pair", bench, cpus) + tuple(v for n, v in sorted(p.items())
+                                             if not (n.startswith("k_") and n != own) and n not in _DBENCH_PARAMS)
+        return self._memo(key, lambda: self._pair(bench, cpus, p))
+
+    def _pair(self, bench: str, cpus: int, p) -> tuple[float, float]:
+        if bench == "reaim":
+            x24 = np.asarray(self.throughput(bench, cpus, OLD, p, clients=list(REAIM_PROCESSES)).throughput)
+            x26 = np.asarray(self.throughput(bench, cpus, NEW, p, clients=list(REAIM_PROCESSES)).throughput)
+            return float(x24.max()), float(x26.max())
+        return (float(self.throughput(bench, cpus, OLD, p).throughput),
+                float(self.throughput(bench, cpus, NEW, p).throughput))
+
+    def gain(self, bench: str, cpus: int, p) -> float:
+        """Predicted percent improvement of 2.6.0 over 2.4 [%]."""
+        return PercentChange(*self.pair(bench, cpus, p)).value
+
+    def as_vs_deadline(self, streams: int, p) -> tuple[float, float]:
+        """Decision support on 2.6.0: (deadline, anticipatory) throughput at ``streams`` [1/s]."""
+        dl = self.throughput("dss", 8, NEW, p, io_scheduler="deadline", clients=streams).throughput
+        aS = self.throughput("dss", 8, NEW, p, io_scheduler="anticipatory", clients=streams).throughput
+        return float(dl), float(aS)
+
+    # ------------------------------------------------------------------ dbench (zSeries)
+    def dbench_rates(self, kernel: str, p, cpus=None) -> np.ndarray:
+        """dbench memory transfer rate [MB/s] for CPUs 1..MAX_CPUS (one client per CPU)."""
+        n = tuple(range(1, MAX_CPUS + 1)) if cpus is None else tuple(int(c) for c in np.atleast_1d(cpus))
+        key = ("dbench", kernel, n) + tuple(p[k] for k in _DBENCH_PARAMS)
+        return self._memo(key, lambda: self._dbench_rates(kernel, p, n)).copy()
+
+    def _dbench_rates(self, kernel: str, p, n) -> np.ndarray:
+        w = WorkloadProfile("dbench", clients=1, user_time=p["dbench_cpu_time"], page_events=1)
+        out = [float(compose(kernel, w, SystemConfig(cpus=int(c), devices=0), self.costs(p),
+                             clients=int(c)).throughput) for c in n]
+        return np.asarray(out) * 4096 / 1e6
+
+    def dbench_rate(self, kernel: str, cpus: int, p) -> float:
+        return float(self.dbench_rates(kernel, p, [cpus])[0])
+
+    def dbench_ratio(self, p) -> np.ndarray:
+        return self.dbench_rates(OLD, p) / self.dbench_rates("2.6.6", p)
+
+    def dbench_peak_24(self, p) -> float:
+        x = self.dbench_rates(OLD, p)
+        i = int(np.argmax(x))
+        if i == 0 or i == len(x) - 1:
+            return float(i + 1)
+        a, b, c = x[i - 1], x[i], x[i + 1]
+        den = a - 2 * b + c
+        return float(i + 1) if den == 0 else float(i + 1 + 0.5 * (a - c) / den)
+
+    def similar_up_to(self, p) -> float:
+        n = np.arange(1, MAX_CPUS + 1)
+        return _first_crossing(n, self.dbench_ratio(p), SIMILAR_WITHIN, rising=False)
+
+    def much_better_from(self, p) -> float:
+        n = np.arange(1, MAX_CPUS + 1)
+        return _first_crossing(n, 1.0 / self.dbench_ratio(p), MUCH_BETTER, rising=True)
+
+    # ------------------------------------------------------------------ shape checks
+    def reaim_curves(self, cpus: int, p):
+        x24 = np.asarray(self.throughput("reaim", cpus, OLD, p, clients=list(REAIM_PROCESSES)).throughput)
+        x26 = np.asarray(self.throughput("reaim", cpus, NEW, p, clients=list(REAIM_PROCESSES)).throughput)
+        return x24, x26
+
+    def reaim_higher_peak(self, p) -> bool:
+        return all(c[1].max() > c[0].max() for c in (self.reaim_curves(4, p), self.reaim_curves(8, p)))
+
+    def reaim_holds(self, p) -> bool:
+        """At the largest load 2.6 keeps more of its peak than 2.4 does."""
+        ok = True
+        for cpus in (4, 8):
+            x24, x26 = self.reaim_curves(cpus, p)
+            ok &= bool(x26[-1] / x26.max() > x24[-1] / x24.max() and x26[-1] > x24[-1])
+        return ok
+
+    def dbt2_cached_cpu_bound(self, p) -> bool:
+        c = self.throughput("dbt2_cached", 8, OLD, p)
+        n = self.throughput("dbt2_noncached", 8, OLD, p)
+        return bool(c.cpu_utilization > c.disk_utilization and n.disk_utilization > n.cpu_utilization)
+
+    def queue_lock_helps(self, p) -> bool:
+        """DSS-like I/O on 8 CPUs: per-queue locks beat the global io_request_lock, more so at 8 than 2 CPUs."""
+        w = self.workload("dss", 8, p)
+        feats24 = {"global_io_request_lock", "deadline_scheduler", "large_block_io", "o1_scheduler"}
+        feats26 = (feats24 - {"global_io_request_lock"}) | {"per_queue_io_lock"}
+        g = []
+        for cpus in (2, 8):
+            s = self.system("dss", cpus, p)
+            a = compose(feats24, w, s, self.costs(p), io_scheduler="deadline").throughput
+            b = compose(feats26, w, s, self.costs(p), io_scheduler="deadline").throughput
+            g.append(b / a)
+        return bool(g[1] > g[0] >= 1.0)
+
+    def io_lock_contention_grows(self, p) -> bool:
+        """CPUs spinning on the 2.4 io_request_lock grow with the CPUs issuing I/O (fast disks) and
+        with the disks serving it (slow disks): ibmsj "gets worse the more processors or disks"."""
+        w = self.workload("dbt2_noncached", 8, p).replace(io_per_transaction=6, switches=0, clients=64)
+
+        def spinning(cpus, disks, disk_time):
+            r = compose(OLD, w, SystemConfig(cpus=cpus, disks=disks, disk_time=disk_time), self.costs(p),
+                        io_scheduler="deadline")
+            return r.spin_fraction * r.cpu_utilization * cpus
+
+        return bool(spinning(2, 24, 1e-4) < spinning(8, 24, 1e-4) and spinning(8, 24, 5e-3) < spinning(8, 96, 5e-3))
+
+    def o1_flat(self, p) -> bool:
+        """Scheduler CPU per switch: flat in the number of tasks with O(1), growing in 2.4."""
+        from zmodel.kernel.versions import kernel_cpu_time, kernel_version
+
+        w = WorkloadProfile("s", clients=10, switches=1)
+        s = SystemConfig(cpus=4)
+        c = self.costs(p)
+        t26 = [float(kernel_cpu_time(kernel_version(NEW).features, w, s, c, runnable=n)["scheduler"])
+               for n in (10, 1000)]
+        t24 = [float(kernel_cpu_time(kernel_version(OLD).features, w, s, c, runnable=n)["scheduler"])
+               for n in (10, 1000)]
+        return bool(t26[0] == t26[1] and t24[1] > t24[0])
+
+
+def measurements():
+    """The catalog rows this calibration uses, with :data:`FIT_KINDS` applied."""
+    from zmodel.data import measurements as catalog
+
+    ids = list(OSDL_ROWS) + list(IOSCHED_ROWS) + list(DBENCH_ROWS) + list(SHAPE_IDS)
+    rows = catalog(ids=ids).copy()
+    missing = set(ids) - set(rows["id"])
+    if missing:
+        raise ValueError(f"catalog rows missing for the kernel-versions calibration: {sorted(missing)}")
+    fitted = rows["id"].isin(list(FIT_KINDS))
+    rows.loc[fitted, "kind"] = rows.loc[fitted, "id"].map(FIT_KINDS)
+    return rows
+
+
+def calibrate_kernel_versions(**kwargs):
+    """Fit :class:`KernelVersionsModel`; returns the CalibrationResult (``report()``)."""
+    kw = dict(exclude=EXCLUDED, scale=SCALES, weights=WEIGHTS, **FIT_SETTINGS)
+    kw.update(kwargs)
+    return calibrate(KernelVersionsModel(), measurements(), **kw)
+
+
+def cross_validate_kernel_versions(progress: bool | None = False, **kwargs):
+    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`)."""
+    kw = dict(exclude=EXCLUDED, scale=SCALES, weights=WEIGHTS, **FIT_SETTINGS)
+    kw["max_nfev"] = 15
+    kw.update(kwargs)
+    return cross_validate(KernelVersionsModel(), measurements(), progress=progress, **kw)

@@ -1,0 +1,692 @@
+r"""System scenarios: hardware + kernel + hypervisor + workload, validated, predicted over sweeps.
+
+A :class:`Scenario` is four plain validated sections built from a nested mapping shaped
+like the TOML files in ``examples/`` (:meth:`Scenario.from_dict`); every error message
+names the key path (``"workload.clients: must be a positive integer, got -4"``).
+:meth:`Scenario.predict` maps the sections onto the components --
+
+* ``[hardware]``: processor speed from the catalog (``zmodel.hardware.catalog``, relative
+  to the z990's 1.2 GHz: a clock-ratio proxy), the channel paths
+  (:class:`zmodel.hardware.channels.ChannelLink` demands per I/O), the storage server's
+  disk-seconds per I/O and controller time (:class:`zmodel.hardware.storage.StorageServer`);
+* ``[kernel]``: a :class:`~zmodel.kernel.versions.KernelVersion` feature set and its I/O
+  scheduler;
+* ``[hypervisor]``: the dispatch fraction of the logical CPUs -- PR/SM weight share
+  (:func:`zmodel.kernel.hypervisor.lpar_dispatch`, the other partitions busy) or the z/VM
+  capacity left by idle guests' timer ticks
+  (:func:`zmodel.kernel.hypervisor.idle_guest_overhead`, no ticks with
+  ``idle_tick_patch``) shared by the active guests;
+* ``[workload]``: a :class:`~zmodel.kernel.versions.WorkloadProfile` preset of
+  :data:`WORKLOAD_KINDS` with the file's overrides --
+
+and solves :func:`zmodel.kernel.versions.compose`, returning one DataFrame row per sweep
+point with the contract columns (``throughput`` [1/s], ``response_time`` [s],
+``cpu_utilization``, ``channel_utilization``, ``disk_utilization``, ``steal``,
+``memory_overhead`` [B], ``features``, ``parameters``). Sweeps over ``workload.clients``
+are solved in one batched MVA per combination of the other swept keys.
+
+This module imports :mod:`zmodel.hardware` and :mod:`zmodel.queueing` (through the kernel
+models) only; pandas is imported inside :meth:`Scenario.predict`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from zmodel.kernel.versions import (
+    FEATURES,
+    IO_SCHEDULERS,
+    KERNEL_VERSIONS,
+    KernelCosts,
+    KernelVersion,
+    SystemConfig,
+    WorkloadProfile,
+    compose,
+    kernel_version,
+)
+
+__all__ = [
+    "KERNEL_VERSIONS",
+    "FEATURES",
+    "kernel_version",
+    "WORKLOAD_KINDS",
+    "HYPERVISOR_TYPES",
+    "SWEEPABLE",
+    "OUTPUT_COLUMNS",
+    "Hardware",
+    "Kernel",
+    "Hypervisor",
+    "Workload",
+    "Scenario",
+    "predict",
+    "REFERENCE_CLOCK",
+    "DEFAULT_COMMAND_TIME",
+]
+
+#: clock of the reference processor of :class:`~zmodel.kernel.versions.KernelCosts` (z990) [1/s]
+REFERENCE_CLOCK = 1.2e9
+#: channel command time when the link catalog gives no maximum I/O rate: 1/7200 s, the
+#: documented FICON-1G maximum I/O rate of ``data/hardware/links.csv`` [s]
+DEFAULT_COMMAND_TIME = 1.0 / 7200.0
+HYPERVISOR_TYPES = ("none", "lpar", "zvm")
+#: columns of :meth:`Scenario.predict` after the swept key paths
+OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
+                  "steal", "memory_overhead", "features", "parameters")
+
+_MB = 2.0 ** 20
+_GB = 2.0 ** 30
+
+#: workload kind -> preset :class:`WorkloadProfile` fields (illustrative per-transaction
+#: activity, reference-speed CPU seconds; override any of them in ``[workload]``)
+WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
+    "oltp": dict(clients=64, think_time=0.1, user_time=1.5e-3, switches=4, io_per_transaction=4, block_size=4096,
+                 read_fraction=0.7, hit_ratio=0.5, network_requests=2, shared_memory=1 * _GB, large_pages=True,
+                 page_events=2, read_think_time=1e-3),
+    "dbench": dict(clients=None, think_time=0.0, user_time=20e-6, page_events=1, block_size=4096),
+    "file_server": dict(clients=16, think_time=0.0, user_time=0.2e-3, switches=2, io_per_transaction=1,
+                        block_size=32768, read_fraction=0.8, hit_ratio=0.3, buffered_io=True, network_requests=2,
+                        page_events=8, read_think_time=0.5e-3),
+    "sequential_read": dict(clients=8, think_time=0.0, user_time=50e-6, switches=1, io_per_transaction=1,
+                            block_size=65536, read_fraction=1.0, sequential=True, buffered_io=True,
+                            direct_io_capable=True, page_events=16, read_think_time=0.1e-3),
+    "random_read": dict(clients=16, think_time=0.0, user_time=50e-6, switches=1, io_per_transaction=1,
+                        block_size=4096, read_fraction=1.0, buffered_io=True, direct_io_capable=True,
+                        page_events=1, read_think_time=0.1e-3),
+    "web": dict(clients=200, think_time=0.01, user_time=0.4e-3, switches=3, network_requests=2),
+    "reaim": dict(clients=100, think_time=0.0, user_time=1e-3, switches=6, io_per_transaction=0.5,
+                  block_size=4096, read_fraction=0.5, forks=0.2, runnable_fraction=0.5, read_think_time=1e-3),
+    "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1, thread_syncs=20),
+    "app_server": dict(clients=50, think_time=0.0, user_time=2e-3, switches=6, thread_syncs=30,
+                       network_requests=4, external_delay=5e-3),
+    "decision_support": dict(clients=16, think_time=0.0, user_time=0.5e-3, switches=1, io_per_transaction=1,
+                             block_size=65536, read_fraction=1.0, sequential=False, large_pages=True,
+                             shared_memory=4 * _GB, read_think_time=1e-3),
+}
+
+_SECTIONS = ("hardware", "kernel", "hypervisor", "workload", "sweep")
+
+
+def _path_error(path: str, message: str) -> ValueError:
+    return ValueError(f"{path}: {message}")
+
+
+def _get_int(path, value, minimum=1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise _path_error(path, f"must be {rule}, got {value!r}")
+    if not math.isfinite(float(value)) or float(value) != round(float(value)) or value < minimum:
+        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise _path_error(path, f"must be {rule}, got {value!r}")
+    return int(value)
+
+
+def _get_float(path, value, *, positive=False, upper=None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise _path_error(path, f"must be a number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise _path_error(path, f"must be finite, got {value!r}")
+    if positive and v <= 0:
+        raise _path_error(path, f"must be positive, got {value!r}")
+    if v < 0:
+        raise _path_error(path, f"must be non-negative, got {value!r}")
+    if upper is not None and v > upper:
+        raise _path_error(path, f"must be at most {upper:g}, got {value!r}")
+    return v
+
+
+def _get_str(path, value) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _path_error(path, f"must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _get_bool(path, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise _path_error(path, f"must be true or false, got {value!r}")
+    return bool(value)
+
+
+def _check_keys(section: str, mapping, allowed) -> None:
+    if not isinstance(mapping, Mapping):
+        raise _path_error(section, f"must be a table (mapping), got {type(mapping).__name__}")
+    for key in mapping:
+        if key not in allowed:
+            raise _path_error(section, f"unknown key {key!r}; known: {', '.join(allowed)}")
+
+
+def _catalog_name(path: str, family: str, name) -> str:
+    from zmodel.hardware import catalog
+
+    name = _get_str(path, name)
+    try:
+        spec = catalog.component(family, name)
+    except ValueError as exc:
+        raise _path_error(path, str(exc)) from None
+    return next(n for n in catalog.names(family) if catalog.component(family, n) == spec)
+
+
+# =====================================================================================
+# sections
+# =====================================================================================
+@dataclasses.dataclass(frozen=True)
+class Hardware:
+    """``[hardware]``: processor, logical CPUs, storage server, channel link and paths.
+
+    Attributes
+    ----------
+    processor : str
+        Catalog name (``data/hardware/processors.csv``).
+    cpus : int
+        Logical CPUs of the Linux image [1].
+    storage_server : str or None
+        Catalog name (``data/hardware/storage_servers.csv``); required for I/O workloads.
+    channel : str or None
+        Catalog name of a link (``data/hardware/links.csv``); required for I/O workloads.
+    channels : int
+        Channel paths used (multibus), 1..8 [1].
+    """
+
+    processor: str
+    cpus: int
+    storage_server: str | None = None
+    channel: str | None = None
+    channels: int = 1
+
+    KEYS = ("processor", "cpus", "storage_server", "channel", "channels")
+
+    @classmethod
+    def from_dict(cls, m: Mapping) -> "Hardware":
+        _check_keys("hardware", m, cls.KEYS)
+        for req in ("processor", "cpus"):
+            if req not in m:
+                raise _path_error(f"hardware.{req}", "is required")
+        proc = _catalog_name("hardware.processor", "processors", m["processor"])
+        cpus = _get_int("hardware.cpus", m["cpus"])
+        storage = _catalog_name("hardware.storage_server", "storage_servers", m["storage_server"]) \
+            if m.get("storage_server") is not None else None
+        channel = _catalog_name("hardware.channel", "links", m["channel"]) if m.get("channel") is not None else None
+        channels = _get_int("hardware.channels", m.get("channels", 1))
+        if channels > 8:
+            raise _path_error("hardware.channels", f"must be at most 8 (CHPIDs per device), got {channels}")
+        return cls(proc, cpus, storage, channel, channels)
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    """``[kernel]``: version and optional I/O scheduler override.
+
+    Attributes
+    ----------
+    version : str
+        A key of :data:`KERNEL_VERSIONS` (aliases of :data:`~zmodel.kernel.versions.VERSION_ALIASES` accepted).
+    io_scheduler : str or None
+        ``"deadline"``, ``"anticipatory"``, ``"cfq"`` or ``"noop"``; must be offered by the version.
+    """
+
+    version: str
+    io_scheduler: str | None = None
+
+    KEYS = ("version", "io_scheduler")
+
+    @classmethod
+    def from_dict(cls, m: Mapping) -> "Kernel":
+        _check_keys("kernel", m, cls.KEYS)
+        if "version" not in m:
+            raise _path_error("kernel.version", "is required")
+        raw = m["version"]
+        if isinstance(raw, float):
+            raw = str(raw)
+        try:
+            v = kernel_version(_get_str("kernel.version", raw))
+        except ValueError as exc:
+            if str(exc).startswith("kernel.version"):
+                raise
+            raise _path_error("kernel.version", str(exc)) from None
+        sched = m.get("io_scheduler")
+        if sched is not None:
+            sched = _get_str("kernel.io_scheduler", sched)
+            if sched not in IO_SCHEDULERS:
+                raise _path_error("kernel.io_scheduler",
+                                  f"unknown I/O scheduler {sched!r}; known: {', '.join(IO_SCHEDULERS)}")
+            if f"{sched}_scheduler" not in v.features:
+                offered = [s for s in IO_SCHEDULERS if f"{s}_scheduler" in v.features]
+                raise _path_error("kernel.io_scheduler",
+                                  f"{sched!r} is not offered by kernel {v.name}; it offers {', '.join(offered)}")
+        return cls(v.name, sched)
+
+    @property
+    def kernel(self) -> KernelVersion:
+        """The :class:`KernelVersion`."""
+        return kernel_version(self.version)
+
+
+@dataclasses.dataclass(frozen=True)
+class Hypervisor:
+    """``[hypervisor]``: none, an LPAR share, or z/VM guests.
+
+    Attributes
+    ----------
+    type : str
+        ``"none"``, ``"lpar"`` or ``"zvm"``.
+    guests : int
+        z/VM: Linux guests on the system, the active ones plus idle ones; LPAR: 1 [1].
+    active_guests : int
+        z/VM: guests running the workload (each as described; the rest are idle) [1].
+    physical_cpus : float or None
+        Shared physical CPUs (default: the processor's catalog CPU count) [CPUs].
+    weight : float or None
+        LPAR: share of the physical CPUs by PR/SM weight, in (0, 1] (default 1); z/VM:
+        share of the capacity left by idle guests given to the active guests [1].
+    """
+
+    type: str = "none"
+    guests: int = 1
+    active_guests: int = 1
+    physical_cpus: float | None = None
+    weight: float | None = None
+
+    KEYS = ("type", "guests", "active_guests", "physical_cpus", "weight")
+
+    @classmethod
+    def from_dict(cls, m: Mapping) -> "Hypervisor":
+        _check_keys("hypervisor", m, cls.KEYS)
+        t = _get_str("hypervisor.type", m.get("type", "none"))
+        if t not in HYPERVISOR_TYPES:
+            raise _path_error("hypervisor.type", f"unknown hypervisor {t!r}; known: {', '.join(HYPERVISOR_TYPES)}")
+        guests = _get_int("hypervisor.guests", m.get("guests", 1))
+        active = _get_int("hypervisor.active_guests", m.get("active_guests", 1))
+        if active > guests:
+            raise _path_error("hypervisor.active_guests", f"must not exceed hypervisor.guests ({guests}), got {active}")
+        phys = m.get("physical_cpus")
+        phys = None if phys is None else _get_float("hypervisor.physical_cpus", phys, positive=True)
+        weight = m.get("weight")
+        weight = None if weight is None else _get_float("hypervisor.weight", weight, positive=True, upper=1.0)
+        return cls(t, guests, active, phys, weight)
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """``[workload]``: a preset kind plus overrides (all SI).
+
+    Attributes
+    ----------
+    kind : str
+        A key of :data:`WORKLOAD_KINDS`.
+    clients : int
+        Closed population (default per kind; ``dbench`` and ``specjbb``: one per CPU) [1].
+    think_time : float or None
+        [s]
+    io_per_transaction, block_size, read_fraction, hit_ratio : float or None
+        I/O per transaction [1], bytes per I/O [B], read fraction [1], cache hit ratio [1].
+    cpu_per_transaction : float or None
+        User (non-kernel-path) CPU per transaction at z990 speed [s].
+    io_rate : float or None
+        Open load: I/O requests per second offered (instead of the closed population) [1/s].
+    devices : int or None
+        Devices defined to the Linux image (sysfs); default ``4 * disks`` of the storage server [1].
+    """
+
+    kind: str
+    clients: int | None = None
+    think_time: float | None = None
+    io_per_transaction: float | None = None
+    block_size: float | None = None
+    read_fraction: float | None = None
+    hit_ratio: float | None = None
+    cpu_per_transaction: float | None = None
+    io_rate: float | None = None
+    devices: int | None = None
+
+    KEYS = ("kind", "clients", "think_time", "io_per_transaction", "block_size", "read_fraction", "hit_ratio",
+            "cpu_per_transaction", "io_rate", "devices")
+
+    @classmethod
+    def from_dict(cls, m: Mapping) -> "Workload":
+        _check_keys("workload", m, cls.KEYS)
+        if "kind" not in m:
+            raise _path_error("workload.kind", "is required")
+        kind = _get_str("workload.kind", m["kind"])
+        if kind not in WORKLOAD_KINDS:
+            raise _path_error("workload.kind", f"unknown workload kind {kind!r}; known: {', '.join(WORKLOAD_KINDS)}")
+        out = dict(kind=kind)
+        if m.get("clients") is not None:
+            out["clients"] = _get_int("workload.clients", m["clients"])
+        if m.get("devices") is not None:
+            out["devices"] = _get_int("workload.devices", m["devices"], minimum=0)
+        for key in ("think_time", "io_per_transaction", "cpu_per_transaction"):
+            if m.get(key) is not None:
+                out[key] = _get_float(f"workload.{key}", m[key])
+        for key in ("read_fraction", "hit_ratio"):
+            if m.get(key) is not None:
+                out[key] = _get_float(f"workload.{key}", m[key], upper=1.0)
+        for key in ("block_size", "io_rate"):
+            if m.get(key) is not None:
+                out[key] = _get_float(f"workload.{key}", m[key], positive=True)
+        return cls(**out)
+
+
+def _set_path(d: dict, path: str, value) -> dict:
+    section, key = path.split(".", 1)
+    new = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in d.items()}
+    new.setdefault(section, {})
+    new[section][key] = value
+    return new
+
+
+#: key paths :meth:`Scenario.predict` can sweep (every scalar key of the sections)
+SWEEPABLE = tuple(f"hardware.{k}" for k in Hardware.KEYS) + tuple(f"kernel.{k}" for k in Kernel.KEYS) \
+    + tuple(f"hypervisor.{k}" for k in Hypervisor.KEYS) + tuple(f"workload.{k}" for k in Workload.KEYS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    """A system scenario: hardware, kernel, hypervisor and workload sections (+ optional sweep).
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 4},
+    ...                         "kernel": {"version": "2.6.6"},
+    ...                         "workload": {"kind": "specjbb"}})
+    >>> df = s.predict({"hardware.cpus": [1, 2]})
+    >>> list(df.columns[:2]), bool((df["throughput"].diff().dropna() > 0).all())
+    (['hardware.cpus', 'throughput'], True)
+    """
+
+    hardware: Hardware
+    kernel: Kernel
+    hypervisor: Hypervisor
+    workload: Workload
+    sweep: tuple = ()
+    costs: KernelCosts = dataclasses.field(default_factory=KernelCosts, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, mapping: Mapping, costs: KernelCosts | None = None) -> "Scenario":
+        """Build from a nested mapping shaped like the example TOML files.
+
+        Raises ``ValueError`` whose message starts with the key path of the problem.
+        """
+        if not isinstance(mapping, Mapping):
+            raise ValueError(f"scenario must be a mapping of sections, got {type(mapping).__name__}")
+        for key in mapping:
+            if key not in _SECTIONS:
+                raise ValueError(f"{key}: unknown section {key!r}; known: {', '.join(_SECTIONS)}")
+        for req in ("hardware", "kernel", "workload"):
+            if req not in mapping:
+                raise ValueError(f"{req}: section is required")
+        hw = Hardware.from_dict(mapping["hardware"])
+        kn = Kernel.from_dict(mapping["kernel"])
+        hv = Hypervisor.from_dict(mapping.get("hypervisor", {}))
+        wl = Workload.from_dict(mapping["workload"])
+        sweep = _check_sweep(mapping.get("sweep", {}), mapping)
+        scen = cls(hw, kn, hv, wl, sweep, costs if costs is not None else KernelCosts())
+        scen._check_consistency()
+        return scen
+
+    def to_dict(self) -> dict:
+        """The nested mapping of this scenario (``None`` values left out)."""
+        out = {}
+        for name in ("hardware", "kernel", "hypervisor", "workload"):
+            sec = getattr(self, name)
+            out[name] = {k: v for k, v in dataclasses.asdict(sec).items() if v is not None}
+        if self.sweep:
+            out["sweep"] = {k: list(v) for k, v in self.sweep}
+        return out
+
+    def _check_consistency(self) -> None:
+        profile = self.profile()
+        if profile.io_per_transaction > 0:
+            if self.hardware.storage_server is None:
+                raise _path_error("hardware.storage_server",
+                                  f"is required for workload {self.workload.kind!r}, which does I/O")
+            if self.hardware.channel is None:
+                raise _path_error("hardware.channel", f"is required for workload {self.workload.kind!r}, which does I/O")
+        if self.workload.io_rate is not None and profile.io_per_transaction <= 0:
+            raise _path_error("workload.io_rate", f"needs I/O per transaction, but workload "
+                                                  f"{self.workload.kind!r} has io_per_transaction 0")
+
+    # ------------------------------------------------------------------ mapping to components
+    def profile(self, clients: int | None = None) -> WorkloadProfile:
+        """The :class:`WorkloadProfile` of the workload section."""
+        preset = dict(WORKLOAD_KINDS[self.workload.kind])
+        w = self.workload
+        n = clients if clients is not None else (w.clients if w.clients is not None else preset.pop("clients"))
+        preset.pop("clients", None)
+        if n is None:
+            n = self.hardware.cpus
+        preset["clients"] = int(n)
+        for key, field in (("think_time", "think_time"), ("io_per_transaction", "io_per_transaction"),
+                           ("block_size", "block_size"), ("read_fraction", "read_fraction"),
+                           ("hit_ratio", "hit_ratio"), ("cpu_per_transaction", "user_time")):
+            v = getattr(w, key)
+            if v is not None:
+                preset[field] = v
+        return WorkloadProfile(w.kind, **preset)
+
+    def processor(self) -> dict:
+        from zmodel.hardware import catalog
+
+        return catalog.component("processors", self.hardware.processor)
+
+    def system(self) -> tuple[SystemConfig, dict]:
+        """The :class:`SystemConfig` and a dict of the derived parameters (for the report)."""
+        from zmodel.hardware.channels import ChannelLink
+        from zmodel.hardware.storage import StorageServer
+        from zmodel.kernel.hypervisor import idle_guest_overhead, lpar_dispatch
+
+        hw, hv, prof = self.hardware, self.hypervisor, self.profile()
+        proc = self.processor()
+        speed = proc["clock_frequency"] / REFERENCE_CLOCK
+        info = {}
+        disks, disk_time, ctrl, chan = 1, 5e-3, 0.0, (0.0, 0.0, 0.0)
+        if hw.storage_server is not None:
+            server = StorageServer.from_catalog(hw.storage_server)
+            op_r = "sequential_read" if prof.sequential else "random_read"
+            op_w = "sequential_write" if prof.sequential else "random_write"
+            d_r = float(np.asarray(server.demands(op_r, prof.block_size)["disk"]))
+            d_w = float(np.asarray(server.demands(op_w, prof.block_size)["disk"]))
+            disk_time = prof.read_fraction * d_r + (1 - prof.read_fraction) * d_w
+            disks, ctrl = server.disk_count, server.hit_time
+        if hw.channel is not None:
+            from zmodel.hardware import catalog
+
+            spec = catalog.component("links", hw.channel)
+            ct = None if "max_io_rate" in spec else DEFAULT_COMMAND_TIME
+            link = ChannelLink.from_catalog(hw.channel, command_time=ct)
+            chan = tuple(float(v) for v in np.ravel(link.demands(prof.block_size, prof.read_fraction)))
+        physical = hv.physical_cpus if hv.physical_cpus is not None else float(proc.get("cpus", hw.cpus))
+        phi, overcommit = 1.0, 1.0
+        if hv.type == "lpar":
+            w = 1.0 if hv.weight is None else hv.weight
+            if w >= 1.0:
+                capacity = min(float(hw.cpus), physical)
+            else:
+                r = lpar_dispatch(physical, [w, 1.0 - w], [hw.cpus, max(1, int(math.ceil(physical)))],
+                                  [float(hw.cpus), float(max(1, int(math.ceil(physical))))])
+                capacity = float(np.asarray(r.achieved_capacity)[0])
+            phi = min(1.0, capacity / hw.cpus)
+            info.update(capacity=capacity)
+        elif hv.type == "zvm":
+            idle = hv.guests - hv.active_guests
+            patch = "idle_tick_patch" in self.kernel.kernel.features
+            import warnings
+
+            from zmodel.queueing import SaturationWarning
+
+            with warnings.catch_warnings():  # idle ticks beyond the machine: capacity left is ~0
+                warnings.simplefilter("ignore", SaturationWarning)
+                o = idle_guest_overhead(idle, self.kernel.kernel.hz, idle_tick_patch=patch,
+                                        physical_cpus=physical, virtual_cpus=hw.cpus)
+            left = max(physical - float(o.cpu_overhead), 1e-9)
+            share = (1.0 if hv.weight is None else hv.weight) * left / hv.active_guests
+            phi = max(min(1.0, share / hw.cpus), 1e-9)
+            info.update(idle_tick_cpus=float(o.cpu_overhead), capacity=share)
+        if phi < 1.0:
+            overcommit = 1.0 / phi
+        info.update(dispatch=phi)
+        devices = self.workload.devices if self.workload.devices is not None else 4 * disks
+        sys = SystemConfig(cpus=hw.cpus, cpu_speed=speed, dispatch_fraction=phi, overcommit=overcommit,
+                           disks=disks, disk_time=disk_time, controller_time=ctrl, channel_demands=chan,
+                           channel_paths=hw.channels, highmem=False, devices=devices)
+        return sys, info
+
+    # ------------------------------------------------------------------ prediction
+    def _predict_point(self, clients_list=None) -> list[dict]:
+        sys, info = self.system()
+        prof = self.profile()
+        kv = self.kernel.kernel
+        if clients_list is None:
+            clients_list = [prof.clients]
+        extra = ", ".join(f"{k}={v:.4g}" for k, v in info.items() if k not in ("dispatch",))
+        if self.workload.io_rate is not None:
+            return [self._predict_open(sys, prof, kv, extra)]
+        r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler,
+                    clients=np.asarray(clients_list))
+        rows = []
+        for i in range(len(clients_list)):
+            rows.append(dict(throughput=float(r.throughput[i]), response_time=float(r.response_time[i]),
+                             cpu_utilization=float(r.cpu_utilization[i]),
+                             channel_utilization=float(r.channel_utilization[i]),
+                             disk_utilization=float(r.disk_utilization[i]), steal=float(r.steal[i]),
+                             memory_overhead=float(r.memory_overhead), features=r.features,
+                             parameters=f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
+                                        f"{r.parameters}, {extra}"))
+        return rows
+
+    def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str) -> dict:
+        """Open load: demands of the closed model at the file's population, then M/M/c stations."""
+        from zmodel.queueing import mmc
+
+        r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler)
+        lam = self.workload.io_rate / prof.io_per_transaction
+        chan = np.asarray(sys.channel_demands) * prof.io_per_transaction
+        stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
+                    (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
+        resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
+        utils = []
+        import warnings
+
+        from zmodel.queueing import SaturationWarning
+
+        for d, c in stations:
+            if d <= 0:
+                utils.append(0.0)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SaturationWarning)
+                st = mmc(lam, float(d), servers=int(c))
+            resp += float(st.response_time)
+            utils.append(min(1.0, lam * float(d) / c))
+        cap = min((c / d for d, c in stations if d > 0), default=math.inf)
+        u_cpu = utils[0]
+        phi = sys.dispatch_fraction
+        return dict(throughput=float(min(lam, cap)), response_time=resp, cpu_utilization=u_cpu * phi,
+                    channel_utilization=max(utils[1:4]), disk_utilization=utils[4], steal=u_cpu * (1 - phi),
+                    memory_overhead=float(r.memory_overhead), features=r.features,
+                    parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
+                               f"tx_rate={lam:.4g}, {r.parameters}, {extra}")
+
+    def predict(self, sweep: Mapping | None = None):
+        r"""Predict every point of a sweep: one DataFrame row per point.
+
+        Parameters
+        ----------
+        sweep : mapping key path -> list, optional
+            Key paths of :data:`SWEEPABLE` (e.g. ``"hardware.cpus"``,
+            ``"workload.clients"``, ``"hypervisor.guests"``, ``"kernel.version"``) to the
+            values to sweep; the cartesian product is solved. Default: the scenario's own
+            ``[sweep]`` section, or the single scenario.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns: the swept key paths (in the given order), then
+            :data:`OUTPUT_COLUMNS`.
+
+        Notes
+        -----
+        Each point is validated like a file (:meth:`from_dict`), so a bad sweep value
+        raises the same key-path message. Points that differ only in
+        ``workload.clients`` share one batched MVA (:func:`zmodel.queueing.mva` with a
+        population vector).
+        """
+        import pandas as pd
+
+        if sweep is None:
+            items = list(self.sweep)
+        else:
+            items = list(_check_sweep(sweep, self.to_dict()))
+        keys = [k for k, _ in items]
+        base = self.to_dict()
+        base.pop("sweep", None)
+        rows = []
+        if not keys:
+            out = self._predict_point()
+            return pd.DataFrame(out, columns=list(OUTPUT_COLUMNS))
+        other = [(k, v) for k, v in items if k != "workload.clients"]
+        clients = dict(items).get("workload.clients")
+        for combo in itertools.product(*[v for _, v in other]) if other else [()]:
+            d = base
+            for (k, _), val in zip(other, combo):
+                d = _set_path(d, k, val)
+            if clients is not None:
+                for n in clients:  # validate each population like a file value
+                    _get_int("workload.clients", n)
+                scen = Scenario.from_dict(_set_path(d, "workload.clients", int(clients[0])), self.costs)
+                if scen.workload.io_rate is not None:
+                    preds = []
+                    for n in clients:
+                        preds += Scenario.from_dict(_set_path(d, "workload.clients", int(n)),
+                                                    self.costs)._predict_point()
+                else:
+                    preds = scen._predict_point([int(n) for n in clients])
+                point_vals = dict(zip([k for k, _ in other], combo))
+                for n, p in zip(clients, preds):
+                    row = {k: (point_vals[k] if k != "workload.clients" else n) for k in keys}
+                    row.update(p)
+                    rows.append(row)
+            else:
+                scen = Scenario.from_dict(d, self.costs)
+                p = scen._predict_point()[0]
+                row = dict(zip(keys, combo))
+                row.update(p)
+                rows.append(row)
+        return pd.DataFrame(rows, columns=keys + list(OUTPUT_COLUMNS))
+
+
+def _check_sweep(sweep, mapping) -> tuple:
+    if sweep is None:
+        return ()
+    if not isinstance(sweep, Mapping):
+        raise ValueError(f"sweep: must be a table of key path -> list of values, got {type(sweep).__name__}")
+    out = []
+    for key, values in sweep.items():
+        if key not in SWEEPABLE:
+            raise ValueError(f"sweep: unknown key path {key!r}; sweepable: {', '.join(SWEEPABLE)}")
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise ValueError(f"sweep.{key}: must be a list of values, got {values!r}")
+        values = list(values)
+        if not values:
+            raise ValueError(f"sweep.{key}: must not be empty")
+        out.append((key, tuple(values)))
+    return tuple(out)
+
+
+def predict(scenario, sweep: Mapping | None = None):
+    """Module-level form of :meth:`Scenario.predict`; ``scenario`` may be a Scenario or a mapping.
+
+    Examples
+    --------
+    >>> df = predict({"hardware": {"processor": "z990", "cpus": 2}, "kernel": {"version": "2.4.21"},
+    ...               "workload": {"kind": "web", "clients": 10}})
+    >>> len(df), 0 <= float(df["cpu_utilization"].iloc[0]) <= 1
+    (1, True)
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.from_dict(scenario)
+    return scenario.predict(sweep)

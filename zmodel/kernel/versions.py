@@ -1,0 +1,1135 @@
+r"""Linux kernel versions as feature sets, and a system model composed from the component models.
+
+Two parts.
+
+**Versions and features.** :data:`FEATURE_DETAILS` names every kernel feature the models
+switch on or off, with the version that introduced it (and, for features that 2.6
+removed, the version that removed it), the seed document and the phrase that dates it.
+:data:`KERNEL_VERSIONS` is derived from that table: a version has every feature whose
+``introduced <= version < removed``. Where the seeds do not print a version, the table
+says so and states the reading used (e.g. the zSeries memory-management primitives are
+placed in 2.6.6 because the paper's Linux 2.6 dbench curve was measured with SLES9,
+which carried them, while "Early Linux 2.6 kernels flushed TLB entries every time the
+dirty and referenced indicators of PTEs were modified").
+
+**Composition.** :func:`compose` predicts a benchmark-level figure of one system --
+hardware, hypervisor share, kernel feature set, workload -- as a closed queueing network
+solved by exact MVA (:func:`zmodel.queueing.mva`):
+
+* a CPU station with ``cpus`` servers whose demand per transaction is the workload's
+  user time plus the kernel paths each feature changes (scheduler, block I/O, network,
+  threads, fork, memory management via :func:`zmodel.kernel.memory.mm_overhead`),
+  inflated by the spinning on the *global* locks of the version (the 2.4 runqueue lock
+  and ``io_request_lock``) -- each a finite-source queue of the CPUs,
+  :func:`zmodel.kernel.locks.spinlock` -- and by the hypervisor's dispatch fraction;
+* the channel paths (:class:`zmodel.hardware.channels.ChannelLink` demands) and the
+  storage back end (disk-seconds per I/O from :class:`zmodel.hardware.storage.StorageServer`
+  or a plain disk service time), with the anticipatory I/O scheduler's idling
+  (:func:`zmodel.kernel.iopath.anticipation_hold`) when the device has other work;
+* delays: the storage controller, other tiers (``external_delay``) and the think time.
+
+The fixed points (spin fraction vs CPU utilization, anticipatory idling vs disk
+utilization) are iterated a fixed number of times (:data:`FIXED_POINT_ITERATIONS`).
+
+Sources: seed ``000_bf0694975d199a2d.txt`` (C. Bornträger, M. Schwidefsky, "Providing
+Linux 2.6 support for the zSeries platform", IBM Systems Journal 44(2), 2005), seed
+``001_37b528ecce68b8bf.txt`` (OSDL, "Linux 2.6 kernel performance enhancements for
+data center workloads", January 2004), seed ``002_3ef25dc9d706703e.txt`` (T. Weber,
+"Linux on System z Performance Update", WAVV 2008), seed ``003_b2fdde8a1106fead.txt``
+(Linux for Altix scaling paper). Queueing: E. D. Lazowska, J. Zahorjan, G. S. Graham,
+K. C. Sevcik, *Quantitative System Performance*, Prentice Hall 1984, ch. 6 (MVA), §8.4
+(flow-equivalent / iterative decomposition of non-product-form effects).
+
+Units are SI: seconds, bytes, 1/s. This module imports :mod:`zmodel.hardware` (through
+the kernel models) and :mod:`zmodel.queueing` only.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
+from zmodel.queueing import mva
+from zmodel.queueing._result import Result
+
+__all__ = [
+    "Feature",
+    "FEATURE_DETAILS",
+    "FEATURES",
+    "KernelVersion",
+    "KERNEL_VERSIONS",
+    "VERSION_ALIASES",
+    "IO_SCHEDULERS",
+    "kernel_version",
+    "memory_variant",
+    "spinlock_strategy",
+    "KernelCosts",
+    "WorkloadProfile",
+    "SystemConfig",
+    "SystemResult",
+    "compose",
+    "kernel_cpu_time",
+    "memory_overhead",
+    "FIXED_POINT_ITERATIONS",
+]
+
+_IBMSJ = "000_bf0694975d199a2d.txt"
+_OSDL = "001_37b528ecce68b8bf.txt"
+_WAVV = "002_3ef25dc9d706703e.txt"
+_ALTIX = "003_b2fdde8a1106fead.txt"
+
+#: fixed-point iterations of :func:`compose` (spin fraction, anticipatory idling)
+FIXED_POINT_ITERATIONS = 6
+#: the I/O schedulers a version may offer (feature ``<name>_scheduler``)
+IO_SCHEDULERS = ("deadline", "anticipatory", "cfq", "noop")
+
+
+# =====================================================================================
+# features and versions
+# =====================================================================================
+@dataclasses.dataclass(frozen=True)
+class Feature:
+    """One kernel feature the models switch on or off.
+
+    Attributes
+    ----------
+    name : str
+        Feature name, e.g. ``"per_queue_io_lock"``.
+    description : str
+        What it changes in the models.
+    introduced : str
+        First version in :data:`KERNEL_VERSIONS` that has it.
+    removed : str or None
+        First version that no longer has it (``None``: still present).
+    source : str
+        Seed file name and section/slide (or the public reference when the seeds do not
+        date it).
+    phrase : str
+        The verbatim phrase that dates it (``""`` when the seeds print no version).
+    dated_by_documents : bool
+        ``True`` when the seeds print the version; ``False`` when it is a stated reading.
+    """
+
+    name: str
+    description: str
+    introduced: str
+    removed: str | None
+    source: str
+    phrase: str
+    dated_by_documents: bool = True
+
+
+def _f(name, description, introduced, source, phrase, removed=None, dated=True):
+    return Feature(name, description, introduced, removed, source, phrase, dated)
+
+
+#: every modelled feature, with its dating (see :class:`Feature`)
+FEATURE_DETAILS: dict[str, Feature] = {f.name: f for f in (
+    # ---- block I/O locking
+    _f("global_io_request_lock",
+       "one io_request_lock spinlock for the whole block layer: every I/O request takes it (global lock)",
+       "2.4.21", f"{_OSDL}, 'I/O - Handling I/O Requests: Locking I/O Request'",
+       "Linux 2.4 used a single io_request_lock spinlock for the entire block device subsystem.",
+       removed="2.6.0"),
+    _f("per_queue_io_lock",
+       "one lock per request queue: block-layer lock hold time is CPU work without cross-CPU contention",
+       "2.6.0", f"{_OSDL}, 'Locking I/O Request'; {_IBMSJ}, 'I/O'",
+       "Linux 2.6 replaced the IO_request_lock with more granular locking, which includes a separate "
+       "lock for each individual device queue."),
+    # ---- CPU scheduler
+    _f("global_runqueue_lock",
+       "one runqueue and runqueue lock for all CPUs; schedule() scans every runnable task (goodness loop)",
+       "2.4.21", f"{_OSDL}, 'Kernel -- Task Scheduler' (2.4 contrast)",
+       "Run-queues and locks now on a per CPU basis", removed="2.6.0"),
+    _f("o1_scheduler",
+       "O(1) scheduler: per-CPU runqueues and locks, constant cost per context switch",
+       "2.6.0", f"{_OSDL}, 'Kernel -- Task Scheduler'; {_IBMSJ}, 'Conclusion'",
+       "New task scheduler for the kernel whose cost stays constant as the number of tasks increases"),
+    _f("numa_aware_placement",
+       "NUMA-aware extensions of the O(1) scheduler (node balancing, local memory)",
+       "2.6.0", f"{_OSDL}, 'Kernel -- NUMA'", "NUMA aware extensions to O(1) scheduler"),
+    _f("sched_balance_backoff",
+       "progressive back-off between idle load-balancing attempts (no boot live lock on large systems)",
+       "2.6.7", f"{_ALTIX}, CPU scheduler section",
+       "The latest 2.6.7 CPU scheduler, as developed by Nick Piggin, incorporates a similar back off algorithm."),
+    _f("nptl",
+       "Native POSIX Thread Library (1:1, futex based) instead of LinuxThreads: cheaper thread synchronisation",
+       "2.6.0", f"{_OSDL}, 'Linux Threads vs NPTL'",
+       "Linux Threads ... Doesn't scale ... Bogs down on SMP machines"),
+    # ---- memory management
+    _f("rmap",
+       "reverse mapping: page_referenced reads the PTEs of a page instead of searching all page tables",
+       "2.6.0", f"{_IBMSJ}, 'Memory management'; {_OSDL}, 'RMAPs (Reverse Mapping)'",
+       "The main change to Linux 2.6 memory management, which applies to all supported architectures, "
+       "is the introduction of \"reverse mapping.\""),
+    _f("objrmap",
+       "object-based reverse mapping: no PTE chains (less memory, faster fork/exit, a bit more VM CPU)",
+       "2.6.7", f"{_IBMSJ}, 'Memory management' (mechanism); version not printed",
+       "Object-based reverse mappings trade a bit of CPU overhead in the virtual memory manager for a "
+       "smaller memory footprint and faster process creation and exit.", dated=False),
+    _f("tlb_flush_on_dirty",
+       "TLB flush (a global purge on zSeries where IPTE is not applicable) on every dirty/referenced change",
+       "2.4.21", f"{_IBMSJ}, 'Memory management'",
+       "Early Linux 2.6 kernels flushed TLB entries every time the dirty and referenced indicators of "
+       "PTEs were modified.", removed="2.6.6", dated=False),
+    _f("iske_per_page",
+       "zSeries primitives: ISKE once per physical page, RRBE for page_referenced, IPTE for invalidation",
+       "2.6.6", f"{_IBMSJ}, 'Memory management' and Figure 1 (SLES9); mainline version not printed",
+       "this instruction is executed for each mapping (for each PTE referring to the page), instead of "
+       "once for each physical page", dated=False),
+    _f("large_pages",
+       "large pages: one PTE maps a large block (fewer PTEs, fewer TLB misses)",
+       "2.6.0", f"{_OSDL}, 'Virtual Memory: Large page support'",
+       "Now can have a PTE point to a very large contiguous block of memory"),
+    _f("hugetlbfs",
+       "hugetlbfs: shared memory (shmget/mmap) backed by large pages",
+       "2.6.0", f"{_OSDL}, 'Virtual Memory (cont): HugeTLBfs'",
+       "Provides a mechanism for the database to share memory consisting of Large Pages"),
+    _f("sysfs_pinned",
+       "unified device model with sysfs: inodes and dentries of every sysfs file pinned in memory",
+       "2.6.0", f"{_IBMSJ}, 'Device model'",
+       "We have seen several zSeries systems with Linux 2.6 that use 50 to 100 MB more memory than Linux 2.4."),
+    _f("sysfs_backing_store",
+       "sysfs backing store: sysfs inodes/dentries discarded and re-created on demand",
+       "2.6.10", f"{_IBMSJ}, 'Device model'",
+       "The sysfs backing-store patch was accepted by the Linux maintainers and is expected to be part of "
+       "Release 2.6.10."),
+    # ---- block I/O path
+    _f("large_block_io",
+       "struct bio: one request per large I/O instead of 512-byte buffer heads reassembled",
+       "2.6.0", f"{_OSDL}, 'I/O - Structure (cont): Large Block I/O'; {_IBMSJ}, 'I/O' (struct bio)",
+       "Previously I/Os were broken into 512 byte requests and the results were reassembled."),
+    _f("bounce_buffer_avoidance",
+       "no bounce buffers for DMA to/from high memory (x86 systems with memory above 1 GB)",
+       "2.6.0", f"{_OSDL}, 'I/O - Handling I/O Requests: Bounce Buffer Avoidance'",
+       "In Linux 2.6, device drivers register whether they support high-memory DMA, and bounce buffers "
+       "can be avoided altogether."),
+    _f("direct_io",
+       "O_DIRECT for files (unbuffered, no page-cache copy); before, only raw devices",
+       "2.6.0", f"{_OSDL}, 'I/O -- Direct Accessing'",
+       "Added Direct I/O for files ... Previously only supported for raw devices"),
+    _f("async_io",
+       "asynchronous I/O for raw devices (many outstanding requests per process)",
+       "2.6.0", f"{_OSDL}, 'I/O - Async Accessing'", "Asynchronous I/O for raw devices was added"),
+    _f("per_bdi_unplug",
+       "per backing-device unplugging: an unplug touches one queue, not every queue",
+       "2.6.6", f"{_IBMSJ}, 'I/O'",
+       "The so-called \"per backing dev unplugging\" was merged into the Linux 2.6.6 kernel."),
+    _f("deadline_scheduler",
+       "deadline I/O scheduler (the 2.4 elevator, per the IBM paper)",
+       "2.4.21", f"{_IBMSJ}, 'I/O'; {_OSDL}, 'Scheduling Algorithms (cont)'",
+       "The Linux 2.4 scheduler is now known as the deadline scheduler."),
+    _f("anticipatory_scheduler",
+       "anticipatory I/O scheduler: idles the device after a read, waiting for the same process",
+       "2.6.0", f"{_OSDL}, 'Scheduling Algorithms (cont)'; {_IBMSJ}, 'I/O'",
+       "Anticipatory scheduler (AS - the default currently)"),
+    _f("noop_scheduler",
+       "no-op I/O scheduler (FIFO with merging)",
+       "2.6.0", f"{_OSDL}, 'Scheduling Algorithms (cont)'", "Noop scheduler"),
+    _f("cfq_scheduler",
+       "complete-fair-queuing I/O scheduler",
+       "2.6.6", f"{_IBMSJ}, 'I/O' (named among the 2.6 schedulers; version not printed)",
+       "It has been supplemented with several other modular I/O schedulers: the anticipatory scheduler, "
+       "the complete-fair-queuing scheduler, and the no-op scheduler.", dated=False),
+    # ---- networking
+    _f("tcp_segmentation_offload",
+       "TCP segmentation offload: the NIC segments and checksums (less CPU per request)",
+       "2.6.0", f"{_OSDL}, 'I/O - Networking: TCP Segmentation off-loading'",
+       "Reduces processor overhead, freeing cycles for database activity"),
+    _f("napi",
+       "NAPI: interrupts under light load, polling under heavy load",
+       "2.6.0", f"{_OSDL}, 'I/O - Networking: NAPI'",
+       "Uses an interrupt approach under light load and polling under heavy"),
+    # ---- zSeries virtualisation
+    _f("diag44_yield",
+       "s390 spinlock gives the CPU back to the hypervisor with DIAG 44 instead of looping",
+       "2.4.21", f"{_WAVV}, 'SLES / RHEL improved resource usage'",
+       "The older solution issues a DIAG 44 instruction to the LPAR or z/VM hypervisor to give the CPU "
+       "back instead of looping for the lock."),
+    _f("spin_retry",
+       "spin_retry counter: spin a number of times before the diagnose",
+       "2.6.16", f"{_WAVV}, 'SLES / RHEL improved resource usage' (SLES10/RHEL5; mainline version not "
+       "printed)", "spin_retry counter in Linux to avoid excessive use of diagnose instructions",
+       dated=False),
+    _f("diag9c_directed_yield",
+       "DIAG 9C: directed yield to the lock holder's virtual CPU",
+       "2.6.16", f"{_WAVV}, 'SLES / RHEL improved resource usage' (SLES10/RHEL5; mainline version not "
+       "printed)", "use of DIAG 9C instruction to pass information along with the instruction, who "
+       "should get the processor", dated=False),
+    _f("virtual_cpu_accounting",
+       "CPU time accounted on every context change from the System z virtual timer; steal time shown",
+       "2.6.16", f"{_WAVV}, 'SLES10 / RHEL5 virtual CPU time accounting' (mainline version not printed)",
+       "the feature is enabled by default in SLES10 and RHEL5", dated=False),
+    _f("idle_tick_patch",
+       "no timer interrupts while the system is idle (z/VM can recognise idle guests)",
+       "2.6.6", f"{_IBMSJ}, 'Timer tick'", "This patch has been accepted for the Linux 2.6.6 kernel."),
+)}
+
+#: feature name -> description with its source and dating phrase (the contract's mapping)
+FEATURES: dict[str, str] = {
+    n: (f"{f.description}. Since {f.introduced}" + (f", removed in {f.removed}" if f.removed else "")
+        + f" [{f.source}: \"{f.phrase}\"]" + ("" if f.dated_by_documents else " (version not printed in the "
+                                               "seeds: a stated reading)"))
+    for n, f in FEATURE_DETAILS.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelVersion:
+    """A kernel version as a set of features.
+
+    Attributes
+    ----------
+    name : str
+        Version string, e.g. ``"2.6.6"``.
+    release_date : str or None
+        ISO date of the kernel.org release (``None`` when unknown).
+    features : frozenset of str
+        Names of :data:`FEATURE_DETAILS` the version has.
+    description : str
+        Where the documents use this version, with the source.
+    hz : float
+        Timer interrupts per second on s390 (100 for 2.4 and 2.6: "In Linux 2.4, HZ is a
+        constant whose value is set at 100"; the 2.6 increase to 1000 was "on some hardware
+        architectures", not s390, whose z/VM guests tick every 10 ms) [1/s].
+    default_io_scheduler : str
+        The version's default I/O scheduler.
+    """
+
+    name: str
+    release_date: str | None
+    features: frozenset
+    description: str
+    hz: float = 100.0
+    default_io_scheduler: str = "deadline"
+
+    def has(self, feature: str) -> bool:
+        """Whether the version has ``feature``."""
+        return feature in self.features
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
+
+
+_VERSION_INFO = {
+    # name: (release date, source of the date, description)
+    "2.4.21": ("2003-06-13", "kernel.org",
+               f"Linux 2.4 baseline of the OSDL/IBM LTC comparisons (SPECweb99, SPECjAppServer, SPECjbb2000, "
+               f"decision support: '2.6.0-testN vs. 2.4.21', {_OSDL}); DBT-2 used 2.4.21-rc1; 'the last IBM "
+               f"code drop for the Linux 2.4 kernel was at version 2.4.21' ({_IBMSJ})"),
+    "2.4.23": ("2003-11-28", "kernel.org",
+               f"ReAIM baseline ('2.4.23rc2 versus 2.6.0', {_OSDL}); same modelled features as 2.4.21"),
+    "2.4.28": ("2004-11-17", "kernel.org",
+               f"'the latest available 2.4 kernel at the time of the code drop was 2.4.28' ({_IBMSJ})"),
+    "2.6.0": ("2003-12-17", _IBMSJ,
+              f"'Version 2.6 of the Linux kernel was released on December 17, 2003' ({_IBMSJ}); the OSDL "
+              f"results use 2.6.0-test2/-test5/-test7/-test11 and 2.6.0 ({_OSDL})"),
+    "2.6.6": ("2004-05-10", "kernel.org",
+              f"per backing dev unplugging and the idle-tick patch ({_IBMSJ}); here also the zSeries "
+              f"memory-management primitives measured with SLES9 (Figure 1 of {_IBMSJ})"),
+    "2.6.7": ("2004-06-16", "kernel.org",
+              f"scheduler load-balance back-off ({_ALTIX}); object-based reverse mapping (reading)"),
+    "2.6.10": ("2004-12-24", "kernel.org", f"sysfs backing store ({_IBMSJ})"),
+    "2.6.16": ("2006-03-20", "kernel.org",
+               f"SLES10 kernel level (RHEL5: 2.6.18); spin_retry, DIAG 9C and virtual CPU time accounting "
+               f"as shipped in SLES10/RHEL5 ({_WAVV}); the distribution kernel levels are public facts, "
+               f"not printed in the seeds"),
+}
+
+#: other names of the versions (release candidates and test kernels of the documents)
+VERSION_ALIASES = {
+    "2.4.21-rc1": "2.4.21", "2.4.23-rc2": "2.4.23",
+    "2.6.0-test1": "2.6.0", "2.6.0-test2": "2.6.0", "2.6.0-test5": "2.6.0", "2.6.0-test7": "2.6.0",
+    "2.6.0-test11": "2.6.0", "2.4": "2.4.21", "2.6": "2.6.0",
+}
+
+
+def _build_versions() -> dict[str, KernelVersion]:
+    out = {}
+    for name, (date, date_src, desc) in _VERSION_INFO.items():
+        k = _key(name)
+        feats = frozenset(n for n, f in FEATURE_DETAILS.items()
+                          if _key(f.introduced) <= k and (f.removed is None or k < _key(f.removed)))
+        sched = "anticipatory" if "anticipatory_scheduler" in feats else "deadline"
+        note = "" if date_src == _IBMSJ else " (release date from the kernel.org archive, not printed in the seeds)"
+        out[name] = KernelVersion(name=name, release_date=date, features=feats, description=desc + note,
+                                  hz=100.0, default_io_scheduler=sched)
+    return out
+
+
+#: version string -> :class:`KernelVersion`
+KERNEL_VERSIONS: dict[str, KernelVersion] = _build_versions()
+
+
+def kernel_version(name) -> KernelVersion:
+    """The :class:`KernelVersion` called ``name`` (or one of :data:`VERSION_ALIASES`).
+
+    Parameters
+    ----------
+    name : str or KernelVersion
+        Version string such as ``"2.6.10"``.
+
+    Returns
+    -------
+    KernelVersion
+
+    Raises
+    ------
+    ValueError
+        ``"unknown kernel version '2.7'; known: 2.4.21, ..."``.
+
+    Examples
+    --------
+    >>> v = kernel_version("2.6.6")
+    >>> v.has("per_bdi_unplug"), v.has("global_io_request_lock")
+    (True, False)
+    >>> kernel_version("2.6.0-test2").name
+    '2.6.0'
+    """
+    if isinstance(name, KernelVersion):
+        return name
+    key = str(name).strip()
+    key = VERSION_ALIASES.get(key, key)
+    if key not in KERNEL_VERSIONS:
+        raise ValueError(f"unknown kernel version {str(name)!r}; known: {', '.join(KERNEL_VERSIONS)}")
+    return KERNEL_VERSIONS[key]
+
+
+def memory_variant(features) -> str:
+    """The :mod:`zmodel.kernel.memory` kernel variant of a feature set.
+
+    ``"2.4"`` without reverse mapping, ``"2.6"`` with the zSeries primitives
+    (``iske_per_page``), else ``"2.6-early"``.
+
+    Examples
+    --------
+    >>> [memory_variant(kernel_version(v).features) for v in ("2.4.21", "2.6.0", "2.6.6")]
+    ['2.4', '2.6-early', '2.6']
+    """
+    f = frozenset(features)
+    if "rmap" not in f:
+        return "2.4"
+    return "2.6" if "iske_per_page" in f else "2.6-early"
+
+
+def spinlock_strategy(features) -> str:
+    """The :func:`zmodel.kernel.hypervisor.spinlock_yield` strategy of a feature set.
+
+    Examples
+    --------
+    >>> spinlock_strategy(kernel_version("2.4.21").features), spinlock_strategy(kernel_version("2.6.16").features)
+    ('diag44', 'spin_retry_diag9c')
+    """
+    f = frozenset(features)
+    if "spin_retry" in f:
+        return "spin_retry_diag9c" if "diag9c_directed_yield" in f else "spin_retry_diag44"
+    return "diag44" if "diag44_yield" in f else "spin"
+
+
+# =====================================================================================
+# composition
+# =====================================================================================
+def _nonneg(name: str, value, *, positive: bool = False) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        rule = "a positive finite number" if positive else "a non-negative finite number"
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    return v
+
+
+def _fraction(name: str, value, *, positive: bool = False) -> float:
+    v = _nonneg(name, value, positive=positive)
+    if v > 1:
+        raise ValueError(f"{name} must be in {'(0, 1]' if positive else '[0, 1]'}, got {value!r}")
+    return v
+
+
+def _count(name: str, value, minimum: int = 1) -> int:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(v) or v != round(v) or v < minimum:
+        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    return int(v)
+
+
+def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
+    for f in dataclasses.fields(obj):
+        name, value = f.name, getattr(obj, f.name)
+        if name in skip:
+            continue
+        if name in bools:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be true or false, got {value!r}")
+            object.__setattr__(obj, name, bool(value))
+        elif name in ints:
+            object.__setattr__(obj, name, _count(name, value, ints[name]))
+        elif name in fractions:
+            object.__setattr__(obj, name, _fraction(name, value))
+        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            object.__setattr__(obj, name, _nonneg(name, value))
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelCosts:
+    r"""CPU and device costs of the kernel paths the features change (one execution each).
+
+    None of these is printed in the seeds: the defaults are order-of-magnitude values for
+    a ~1 GHz processor, and :mod:`zmodel.fits.kernel_versions` calibrates the ones the
+    OSDL results constrain. All times are at the reference processor speed
+    (``SystemConfig.cpu_speed = 1``).
+
+    Parameters
+    ----------
+    switch_time : float
+        Context switch with the O(1) scheduler or the 2.4 scheduler's fixed part [s].
+    scan_time : float
+        2.4 ``goodness()`` evaluation per runnable task per schedule() [s].
+    runqueue_hold : float
+        Hold time of the runqueue lock per switch (global in 2.4, per CPU in 2.6) [s].
+    io_request_time : float
+        Block-layer and driver CPU per I/O request [s].
+    io_lock_hold : float
+        Hold time of the block-layer lock per request (``io_request_lock`` in 2.4, the
+        queue lock in 2.6) [s].
+    segment_time : float
+        2.4 CPU per 512-byte buffer head of a request (split and reassembly) [s].
+    bounce_time_per_byte : float
+        Copy through a low-memory bounce buffer, per byte (x86 high memory only) [s/B].
+    copy_time_per_byte : float
+        Page-cache to user copy per byte (buffered file I/O, no O_DIRECT) [s/B].
+    unplug_time_per_queue : float
+        CPU per request queue touched by a global unplug (2.4 ``tq_disk``, 2.6 before
+        2.6.6) [s].
+    net_request_time : float
+        Network stack CPU per request with TSO and NAPI [s].
+    net_extra_time : float
+        Extra network CPU per request without segmentation offload and NAPI [s].
+    thread_sync_time : float
+        Thread synchronisation (futex) per event with NPTL [s].
+    linuxthreads_extra : float
+        Extra cost per synchronisation event with LinuxThreads (signals, manager
+        thread) [s].
+    fork_time : float
+        Process creation and exit [s].
+    pte_chain_fork_extra : float
+        Extra fork/exit time with PTE-chain reverse mapping (rmap without objrmap) [s].
+    antic_expire : float
+        Anticipatory scheduler's longest wait after a read (``antic_expire``) [s].
+    antic_miss : float
+        Probability that an anticipation does not pay off on a multi-spindle storage
+        server (the next read is not adjacent) [1].
+    instruction_costs : InstructionCosts
+        zSeries storage-key and TLB costs for :func:`zmodel.kernel.memory.mm_overhead`.
+    sysfs_files_per_device : float
+        sysfs files per device [1].
+    sysfs_bytes_per_file : float
+        Memory pinned per sysfs file without the backing store [B].
+    pte_chain_bytes : float
+        Memory per PTE-chain entry (one per mapped page per process) [B].
+
+    Examples
+    --------
+    >>> KernelCosts().switch_time > 0
+    True
+    """
+
+    switch_time: float = 3e-6
+    scan_time: float = 0.1e-6
+    runqueue_hold: float = 0.5e-6
+    io_request_time: float = 20e-6
+    io_lock_hold: float = 3e-6
+    segment_time: float = 0.3e-6
+    bounce_time_per_byte: float = 1.0 / 1.0e9
+    copy_time_per_byte: float = 1.0 / 1.0e9
+    unplug_time_per_queue: float = 50e-9
+    net_request_time: float = 30e-6
+    net_extra_time: float = 20e-6
+    thread_sync_time: float = 1e-6
+    linuxthreads_extra: float = 5e-6
+    fork_time: float = 200e-6
+    pte_chain_fork_extra: float = 50e-6
+    antic_expire: float = 6e-3
+    antic_miss: float = 1.0
+    instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
+    sysfs_files_per_device: float = 10.0
+    sysfs_bytes_per_file: float = 1500.0
+    pte_chain_bytes: float = 8.0
+
+    def __post_init__(self):
+        if not isinstance(self.instruction_costs, InstructionCosts):
+            raise ValueError(f"instruction_costs must be an InstructionCosts, got "
+                             f"{type(self.instruction_costs).__name__}")
+        _validate_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkloadProfile:
+    r"""What one transaction of a workload does, in the units of :class:`KernelCosts`.
+
+    Parameters
+    ----------
+    name : str
+        Workload name.
+    clients : int
+        Closed population: drivers, users, processes [1].
+    think_time : float
+        Think time between a client's transactions [s].
+    user_time : float
+        CPU per transaction outside the modelled kernel paths (application and
+        version-independent kernel work) at the reference speed [s].
+    switches : float
+        Context switches per transaction [1].
+    io_per_transaction : float
+        Block I/O requests per transaction [1].
+    block_size : float
+        Bytes per I/O request [B].
+    read_fraction : float
+        Fraction of the I/O that reads [1].
+    sequential : bool
+        Sequential (streaming, prestaged) rather than random I/O.
+    hit_ratio : float
+        Storage read-cache hit ratio [1].
+    buffered_io : bool
+        I/O through the page cache (``True``) rather than raw or O_DIRECT; with the
+        ``direct_io`` feature and ``direct_io_capable`` the copy is avoided.
+    direct_io_capable : bool
+        The application opens its files with O_DIRECT when the kernel offers it.
+    read_think_time : float
+        Time a process computes between two of its synchronous reads (what the
+        anticipatory scheduler waits for) [s].
+    page_events : float
+        zSeries memory-management page events per transaction
+        (:func:`zmodel.kernel.memory.mm_overhead`) [1].
+    mappings : int
+        PTEs mapping each page [1].
+    network_requests : float
+        Network requests (receive + send) per transaction [1].
+    thread_syncs : float
+        Thread synchronisation events per transaction [1].
+    forks : float
+        Process creations per transaction [1].
+    external_delay : float
+        Time per transaction spent in other tiers or clients, a delay [s].
+    runnable_fraction : float
+        Fraction of the clients that are runnable tasks the 2.4 scheduler scans when the
+        system is busy [1].
+    shared_memory : float
+        Shared buffer each client process maps (database buffer pool) [B].
+    large_pages : bool
+        The application uses large pages when the kernel offers them.
+
+    Examples
+    --------
+    >>> WorkloadProfile("toy", clients=4, user_time=1e-3).clients
+    4
+    """
+
+    name: str
+    clients: int = 1
+    think_time: float = 0.0
+    user_time: float = 1e-3
+    switches: float = 0.0
+    io_per_transaction: float = 0.0
+    block_size: float = 4096.0
+    read_fraction: float = 1.0
+    sequential: bool = False
+    hit_ratio: float = 0.0
+    buffered_io: bool = False
+    direct_io_capable: bool = False
+    read_think_time: float = 0.0
+    page_events: float = 0.0
+    mappings: int = 1
+    network_requests: float = 0.0
+    thread_syncs: float = 0.0
+    forks: float = 0.0
+    external_delay: float = 0.0
+    runnable_fraction: float = 1.0
+    shared_memory: float = 0.0
+    large_pages: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        _validate_fields(self, ints={"clients": 0, "mappings": 1},
+                         fractions=("read_fraction", "hit_ratio", "runnable_fraction"),
+                         bools=("sequential", "buffered_io", "direct_io_capable", "large_pages"), skip=("name",))
+        if self.io_per_transaction > 0 and self.block_size <= 0:
+            raise ValueError(f"block_size must be positive when there is I/O, got {self.block_size!r}")
+
+    def replace(self, **changes) -> "WorkloadProfile":
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemConfig:
+    r"""The hardware and hypervisor side of a composed system, in SI units.
+
+    Parameters
+    ----------
+    cpus : int
+        Logical CPUs of the Linux image [1].
+    cpu_speed : float
+        Speed relative to the reference processor of :class:`KernelCosts` [1].
+    dispatch_fraction : float
+        Share of wall time the hypervisor dispatches a runnable logical CPU, in (0, 1]
+        (1 for native / dedicated) [1].
+    overcommit : float
+        Runnable virtual CPUs per physical CPU seen by lock holders, >= 1 only under a
+        shared hypervisor [1].
+    disks : int
+        Back-end disks (or request queues) serving the I/O [1].
+    disk_time : float
+        Disk-seconds per back-end I/O on one disk (random access or streaming) [s].
+    controller_time : float
+        Storage controller time per I/O (cache hit path), a delay [s].
+    channel_demands : tuple of 3 floats
+        Per-I/O demands on one channel path: channel processor, inbound link, outbound
+        link (:meth:`zmodel.hardware.channels.ChannelLink.demands`) [s].
+    channel_paths : int
+        Active channel paths sharing the channel demands [1].
+    highmem : bool
+        Memory above the DMA-reachable low memory (x86 with more than 1 GB): 2.4 needs
+        bounce buffers.
+    devices : int
+        Devices known to the device model (sysfs) [1].
+
+    Examples
+    --------
+    >>> SystemConfig(cpus=8).dispatch_fraction
+    1.0
+    """
+
+    cpus: int
+    cpu_speed: float = 1.0
+    dispatch_fraction: float = 1.0
+    overcommit: float = 1.0
+    disks: int = 1
+    disk_time: float = 5e-3
+    controller_time: float = 0.0
+    channel_demands: tuple = (0.0, 0.0, 0.0)
+    channel_paths: int = 1
+    highmem: bool = False
+    devices: int = 1
+
+    def __post_init__(self):
+        _validate_fields(self, ints={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
+                         bools=("highmem",), skip=("channel_demands", "dispatch_fraction"))
+        object.__setattr__(self, "dispatch_fraction",
+                           _fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
+        if self.dispatch_fraction == 0:
+            raise ValueError("dispatch_fraction must be in (0, 1], got 0")
+        if self.cpu_speed <= 0:
+            raise ValueError(f"cpu_speed must be positive, got {self.cpu_speed!r}")
+        if self.overcommit < 1:
+            raise ValueError(f"overcommit must be >= 1, got {self.overcommit!r}")
+        d = tuple(float(v) for v in np.ravel(np.asarray(self.channel_demands, dtype=float)))
+        if len(d) != 3 or any((not math.isfinite(v)) or v < 0 for v in d):
+            raise ValueError(f"channel_demands must be 3 non-negative numbers, got {self.channel_demands!r}")
+        object.__setattr__(self, "channel_demands", d)
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemResult(Result):
+    r"""Prediction of :func:`compose` (one entry per client population of the call).
+
+    Attributes
+    ----------
+    clients : float or ndarray
+        Closed population [1].
+    throughput : float or ndarray
+        Transactions per second [1/s].
+    response_time : float or ndarray
+        Mean time per transaction, think time excluded, ``N/X - Z`` [s].
+    cpu_utilization : float or ndarray
+        Fraction of wall time each logical CPU is dispatched and busy (including
+        spinning on global locks) [1].
+    steal : float or ndarray
+        Fraction of wall time a logical CPU wants to run but the hypervisor does not
+        dispatch it [1].
+    spin_fraction : float or ndarray
+        Fraction of the busy CPU time spent spinning on global locks [1].
+    channel_utilization : float or ndarray
+        Busiest of channel processor and link direction, per active path [1].
+    disk_utilization : float or ndarray
+        Utilization of each back-end disk [1].
+    cpu_demand : float or ndarray
+        CPU seconds per transaction at the CPU station, spinning and dispatch included [s].
+    disk_demand : float or ndarray
+        Disk-seconds per transaction, anticipatory idling included [s].
+    memory_overhead : float
+        Kernel memory that depends on the feature set: pinned sysfs, page tables of the
+        clients' shared buffer, PTE chains [B].
+    features : str
+        Comma-separated features that entered the prediction.
+    parameters : str
+        ``name=value`` list of the model parameters used.
+    """
+
+    clients: Any
+    throughput: Any
+    response_time: Any
+    cpu_utilization: Any
+    steal: Any
+    spin_fraction: Any
+    channel_utilization: Any
+    disk_utilization: Any
+    cpu_demand: Any
+    disk_demand: Any
+    memory_overhead: float
+    features: str
+    parameters: str
+
+    trailing_dims: ClassVar[tuple[str, ...]] = ()
+
+
+def _features_of(kernel) -> frozenset:
+    if isinstance(kernel, KernelVersion):
+        return kernel.features
+    if isinstance(kernel, str):
+        return kernel_version(kernel).features
+    f = frozenset(kernel)
+    unknown = sorted(f - set(FEATURE_DETAILS))
+    if unknown:
+        raise ValueError(f"unknown kernel feature {unknown[0]!r}; known: {', '.join(FEATURE_DETAILS)}")
+    return f
+
+
+def _scheduler_of(kernel, features: frozenset, io_scheduler) -> str:
+    if io_scheduler is None:
+        if isinstance(kernel, (str, KernelVersion)):
+            return kernel_version(kernel).default_io_scheduler
+        return "anticipatory" if "anticipatory_scheduler" in features else "deadline"
+    if io_scheduler not in IO_SCHEDULERS:
+        raise ValueError(f"io_scheduler must be one of {list(IO_SCHEDULERS)}, got {io_scheduler!r}")
+    if f"{io_scheduler}_scheduler" not in features:
+        offered = [s for s in IO_SCHEDULERS if f"{s}_scheduler" in features]
+        raise ValueError(f"io_scheduler {io_scheduler!r} is not offered by this kernel; it has {offered}")
+    return io_scheduler
+
+
+def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
+                    costs: KernelCosts | None = None, runnable=None) -> dict[str, Any]:
+    r"""CPU time per transaction of each kernel path, for a feature set (no contention).
+
+    Parameters
+    ----------
+    features : iterable of str
+        Kernel features (:data:`FEATURE_DETAILS`).
+    workload : WorkloadProfile
+        Per-transaction activity.
+    system : SystemConfig
+        Hardware side (``cpus``, ``disks``, ``highmem``).
+    costs : KernelCosts, optional
+        Per-event costs.
+    runnable : float or array_like, optional
+        Runnable tasks the 2.4 scheduler scans per switch; default
+        ``max(1, runnable_fraction * clients)`` [1].
+
+    Returns
+    -------
+    dict
+        ``user, scheduler, block_io, network, threads, fork, memory, lock_hold`` [s] at
+        the reference speed, and ``global_locks``: a list of (name, acquisitions per
+        transaction [1], hold time [s]) of the locks that are global in this version.
+
+    Notes
+    -----
+    With :math:`\sigma` switches, :math:`\iota` I/Os of :math:`B` bytes, :math:`\nu`
+    network requests, :math:`\theta` synchronisations, :math:`\phi` forks and
+    :math:`\pi` page events per transaction, and :math:`[\cdot]` = 1 when a feature is
+    absent:
+
+    .. math::
+
+        T_\text{sched} &= \sigma\,(t_\text{sw} + [\neg O(1)]\, t_\text{scan}\, n_\text{run}),\\
+        T_\text{io} &= \iota\,\big(t_\text{io} + [\neg\text{bio}]\, t_\text{seg} \lceil B/512\rceil
+                      + [\neg\text{bounce}\wedge\text{highmem}]\, b\,B + [\text{copy}]\, c\,B
+                      + [\neg\text{per\_bdi}]\, t_\text{unplug}\, n_\text{disks}\big),\\
+        T_\text{net} &= \nu\,(t_\text{net} + [\neg(\text{TSO}\wedge\text{NAPI})]\, t_\text{net}^+),\quad
+        T_\text{thr} = \theta\,(t_\text{sync} + [\neg\text{NPTL}]\, t_\text{LT}),\\
+        T_\text{fork} &= \phi\,(t_\text{fork} + [\text{rmap}\wedge\neg\text{objrmap}]\, t_\text{chain}),\quad
+        T_\text{mm} = \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
+
+    plus the lock hold times :math:`\sigma h_\text{rq} + \iota h_\text{io}` (CPU work in
+    every version; contended only where the lock is global). Each term is one reading
+    of a seed statement (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
+    cache effects (affinity, NUMA) are not modelled.
+
+    References
+    ----------
+    Seeds ``001_37b528ecce68b8bf.txt`` (OSDL deck) and ``000_bf0694975d199a2d.txt`` (IBM
+    Systems Journal), sections named in :data:`FEATURE_DETAILS`.
+
+    Examples
+    --------
+    Per-queue locks and O(1): the scheduler term is the switch cost only.
+
+    >>> w = WorkloadProfile("w", clients=10, user_time=1e-3, switches=2)
+    >>> t = kernel_cpu_time(kernel_version("2.6.0").features, w, SystemConfig(cpus=4),
+    ...                     KernelCosts(switch_time=1e-6))
+    >>> round(float(t["scheduler"]) * 1e6, 9)
+    2.0
+    """
+    f = _features_of(features)
+    c = KernelCosts() if costs is None else costs
+    w, s = workload, system
+    run = max(1.0, w.runnable_fraction * w.clients) if runnable is None else np.maximum(1.0, runnable)
+    o1 = "o1_scheduler" in f
+    sched = w.switches * (c.switch_time + (0.0 if o1 else 1.0) * c.scan_time * np.asarray(run, dtype=float))
+    io = 0.0
+    if w.io_per_transaction > 0:
+        per = c.io_request_time
+        if "large_block_io" not in f:
+            per += c.segment_time * math.ceil(w.block_size / 512.0)
+        if s.highmem and "bounce_buffer_avoidance" not in f:
+            per += c.bounce_time_per_byte * w.block_size
+        if w.buffered_io and not (w.direct_io_capable and "direct_io" in f):
+            per += c.copy_time_per_byte * w.block_size
+        if "per_bdi_unplug" not in f:
+            per += c.unplug_time_per_queue * s.disks
+        io = w.io_per_transaction * per
+    net = w.network_requests * (c.net_request_time
+                                + (0.0 if {"tcp_segmentation_offload", "napi"} <= f else c.net_extra_time))
+    threads = w.thread_syncs * (c.thread_sync_time + (0.0 if "nptl" in f else c.linuxthreads_extra))
+    fork = w.forks * (c.fork_time + (c.pte_chain_fork_extra if ("rmap" in f and "objrmap" not in f) else 0.0))
+    memory = 0.0
+    if w.page_events > 0:
+        o = mm_overhead(memory_variant(f), s.cpus, w.mappings, 0, c.instruction_costs)
+        memory = w.page_events * float(o.total_time)
+    hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold
+    locks = []
+    if "global_runqueue_lock" in f and w.switches > 0:
+        locks.append(("runqueue_lock", w.switches, c.runqueue_hold))
+    if "global_io_request_lock" in f and w.io_per_transaction > 0:
+        locks.append(("io_request_lock", w.io_per_transaction, c.io_lock_hold))
+    return dict(user=w.user_time, scheduler=sched, block_io=io, network=net, threads=threads, fork=fork,
+                memory=memory, lock_hold=hold, global_locks=locks)
+
+
+def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
+                    costs: KernelCosts | None = None) -> float:
+    r"""Kernel memory that depends on the feature set [B].
+
+    :func:`zmodel.kernel.memory.sysfs_memory` (with ``sysfs_pinned``; backing store with
+    ``sysfs_backing_store``) + :func:`zmodel.kernel.memory.page_table_memory` of the
+    clients mapping ``shared_memory`` (large pages when the workload uses them and the
+    kernel has ``large_pages``; 8-byte PTEs, 1 MiB segments as the large page on
+    System z) + PTE chains (``rmap`` without ``objrmap``: one entry per mapped page per
+    process).
+
+    Examples
+    --------
+    >>> w = WorkloadProfile("w", clients=1)
+    >>> memory_overhead(kernel_version("2.4.21").features, w, SystemConfig(cpus=1, devices=100))
+    0.0
+    >>> memory_overhead(kernel_version("2.6.0").features, w, SystemConfig(cpus=1, devices=100),
+    ...                 KernelCosts(sysfs_files_per_device=10, sysfs_bytes_per_file=1000))
+    1000000.0
+    """
+    f = _features_of(features)
+    c = KernelCosts() if costs is None else costs
+    total = 0.0
+    if "sysfs_pinned" in f and system.devices > 0:
+        total += float(sysfs_memory(system.devices, c.sysfs_files_per_device, c.sysfs_bytes_per_file,
+                                    backing_store="sysfs_backing_store" in f).pinned_bytes)
+    w = workload
+    if w.shared_memory > 0 and w.clients > 0:
+        large = w.large_pages and "large_pages" in f
+        page = 2.0 ** 20 if large else 4096.0
+        total += float(page_table_memory(w.shared_memory, w.clients, page_size=page, entry_size=8).total_bytes)
+        if "rmap" in f and "objrmap" not in f and not large:
+            total += w.clients * math.ceil(w.shared_memory / 4096.0) * c.pte_chain_bytes
+    return total
+
+
+def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: KernelCosts | None = None,
+            io_scheduler: str | None = None, clients=None) -> SystemResult:
+    r"""Benchmark-level prediction of a system: hardware + hypervisor share + kernel + workload.
+
+    Parameters
+    ----------
+    kernel : str, KernelVersion or iterable of feature names
+        The kernel (a version name or an explicit feature set).
+    workload : WorkloadProfile
+        What one transaction does.
+    system : SystemConfig
+        CPUs, speed, hypervisor dispatch, disks, channels.
+    costs : KernelCosts, optional
+        Per-event costs (defaults illustrative; calibrated ones in
+        :mod:`zmodel.fits.kernel_versions`).
+    io_scheduler : {"deadline", "anticipatory", "cfq", "noop"}, optional
+        Override of the version's default I/O scheduler (must be offered).
+    clients : int or array_like of int, optional
+        Populations to solve in one batch (default ``workload.clients``) [1].
+
+    Returns
+    -------
+    SystemResult
+
+    Notes
+    -----
+    Closed network, exact MVA (Lazowska et al. 1984, §6.4, Algorithm 6.1) with stations:
+    CPU (``cpus`` servers), channel processor / inbound / outbound link
+    (``channel_paths`` servers each), disks (``disks`` servers), and delays for the
+    storage controller and other tiers; think time Z. The CPU demand per transaction is
+
+    .. math::
+
+        D_\text{cpu} = \frac{T_\text{kernel+user} + \sum_L a_L\, u_L\, w_L}
+                            {s\,\phi\,(1 - \sum_L f_L)},
+
+    with :math:`T` from :func:`kernel_cpu_time`, speed :math:`s`, dispatch fraction
+    :math:`\phi`, and for every global lock L (acquisitions :math:`a_L`, hold
+    :math:`h_L`) the spin fraction :math:`f_L` of the finite-source queue of the CPUs
+    (:func:`zmodel.kernel.locks.spinlock`, M/M/1//N with N = ``cpus``) at per-CPU think
+    time :math:`Z_L = (T/a_L - h_L)/U` (U the busy fraction of a CPU: an idle CPU takes
+    no locks). Under an overcommitted hypervisor each contended acquisition
+    (probability = lock utilization :math:`u_L`) also burns the ``wasted_cpu`` of
+    :func:`zmodel.kernel.hypervisor.spinlock_yield` (:math:`w_L`, strategy from
+    :func:`spinlock_strategy`). The disk demand is
+    :math:`\iota (1-h) t_\text{disk}`, plus, under the anticipatory scheduler, the
+    idle :math:`\iota\,(1-h)\, p_\text{miss}\, E[\min(Z_r, w)]\, U_\text{disk}` --
+    anticipation only costs when other requests wait (light load: no loss; heavy
+    load: the device idles, seed 001 "light load: same performance, heavy load: AS
+    is -27% against Deadline"). U and :math:`U_\text{disk}` come from the previous MVA
+    solution (:data:`FIXED_POINT_ITERATIONS` passes, starting from busy CPUs and an
+    idle disk). Steal is :math:`U_\text{cpu}(1-\phi)` and CPU utilization
+    :math:`U_\text{cpu}\phi` (:func:`zmodel.kernel.hypervisor.guest_cpu_accounting`:
+    :math:`\text{st} = r(1-\phi)`).
+
+    Validity: product-form means (exponential FCFS or PS stations), a spinning CPU is
+    busy, the global locks are independent; the fixed point is an iterative
+    decomposition (Lazowska et al. 1984, §8.4), not exact.
+
+    References
+    ----------
+    E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
+    Performance*, Prentice Hall 1984, ch. 6 and §8.4.
+    Seeds 000 (IBM Systems Journal), 001 (OSDL), 002 (WAVV 2008), sections in
+    :data:`FEATURE_DETAILS`.
+
+    Examples
+    --------
+    One CPU, no I/O, no locks: X = 1/D.
+
+    >>> w = WorkloadProfile("cpu", clients=1, user_time=2e-3)
+    >>> r = compose("2.6.6", w, SystemConfig(cpus=1))
+    >>> round(r.throughput, 9), r.steal
+    (500.0, 0.0)
+    """
+    from zmodel.kernel.hypervisor import spinlock_yield
+    from zmodel.kernel.iopath import anticipation_hold
+    from zmodel.kernel.locks import spinlock
+
+    f = _features_of(kernel)
+    c = KernelCosts() if costs is None else costs
+    if not isinstance(workload, WorkloadProfile):
+        raise ValueError(f"workload must be a WorkloadProfile, got {type(workload).__name__}")
+    if not isinstance(system, SystemConfig):
+        raise ValueError(f"system must be a SystemConfig, got {type(system).__name__}")
+    sched = _scheduler_of(kernel, f, io_scheduler)
+    w, s = workload, system
+    pop = np.atleast_1d(np.asarray(w.clients if clients is None else clients))
+    scalar = clients is None or np.ndim(clients) == 0
+    pop = np.array([_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
+    B = pop.size
+    cpus = s.cpus
+    phi = s.dispatch_fraction
+    strategy = spinlock_strategy(f)
+
+    ios = w.io_per_transaction
+    disk_base = ios * (1.0 - (w.hit_ratio if w.read_fraction > 0 else 0.0) * w.read_fraction) * s.disk_time
+    antic = 0.0
+    if sched == "anticipatory" and ios > 0 and w.read_fraction > 0:
+        hold = float(anticipation_hold(w.read_think_time, c.antic_expire))
+        antic = ios * w.read_fraction * (1.0 - w.hit_ratio) * c.antic_miss * hold
+    chan = np.asarray(s.channel_demands) * ios
+    ctrl = ios * s.controller_time
+
+    # fixed point: per-CPU busy fraction (starts busy), disk utilization (starts idle)
+    u_cpu = np.ones(B)
+    u_disk = np.zeros(B)
+    runnable = np.maximum(1.0, w.runnable_fraction * pop.astype(float))
+    for _ in range(FIXED_POINT_ITERATIONS):
+        t = kernel_cpu_time(f, w, s, c, runnable=runnable)
+        base = (t["user"] + np.asarray(t["scheduler"], dtype=float) + t["block_io"] + t["network"]
+                + t["threads"] + t["fork"] + t["memory"] + t["lock_hold"]) * np.ones(B)
+        spin_total = np.zeros(B)
+        waste = np.zeros(B)
+        for _name, acq, hold in t["global_locks"]:
+            busy = np.clip(u_cpu, 1e-6, 1.0)
+            think = np.maximum(base / acq - hold, 0.0) / busy
+            lk = spinlock(cpus, think, hold)
+            spin_total = spin_total + np.asarray(lk.spin_fraction, dtype=float)
+            if s.overcommit > 1:
+                y = spinlock_yield(s.overcommit, hold, strategy)
+                waste = waste + acq * np.asarray(lk.utilization, dtype=float) * float(y.wasted_cpu)
+        spin_total = np.minimum(spin_total, 0.95)
+        d_cpu = (base + waste) / (s.cpu_speed * phi * (1.0 - spin_total))
+        d_disk = disk_base + antic * u_disk
+        demands = np.stack([d_cpu, np.full(B, chan[0]), np.full(B, chan[1]), np.full(B, chan[2]),
+                            d_disk, np.full(B, ctrl), np.full(B, w.external_delay)], axis=-1)
+        r = mva(demands, pop, w.think_time,
+                servers=[cpus, s.channel_paths, s.channel_paths, s.channel_paths, s.disks, math.inf, math.inf])
+        x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
+        util = np.atleast_2d(np.asarray(r.utilization, dtype=float))
+        u_new = np.clip(util[:, 0], 0.0, 1.0)
+        u_cpu = np.where(pop > 0, u_new, 1.0)
+        u_disk = np.clip(util[:, 4], 0.0, 1.0)
+        q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
+        runnable = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - w.think_time, 0.0)
+    u_station = np.where(pop > 0, util[:, 0], 0.0)
+    chan_u = np.max(util[:, 1:4], axis=1)
+    mem = memory_overhead(f, w, s, c)
+    used = sorted(_used_features(f, w, s, sched))
+    params = (f"cpus={cpus}, speed={s.cpu_speed:.4g}, dispatch={phi:.4g}, disks={s.disks}, "
+              f"paths={s.channel_paths}, io_scheduler={sched}, spin_strategy={strategy}, "
+              f"D_cpu={float(d_cpu[-1]):.4g}s, D_disk={float(d_disk[-1]):.4g}s, "
+              f"spin={float(spin_total[-1]):.4g}, Z={w.think_time:.4g}s")
+    out = dict(clients=pop.astype(float), throughput=x, response_time=np.maximum(resp, 0.0),
+               cpu_utilization=u_station * phi, steal=u_station * (1.0 - phi), spin_fraction=spin_total,
+               channel_utilization=chan_u, disk_utilization=np.where(pop > 0, util[:, 4], 0.0),
+               cpu_demand=d_cpu, disk_demand=d_disk)
+    if scalar:
+        out = {k: float(v[0]) for k, v in out.items()}
+    return SystemResult(**out, memory_overhead=mem, features=",".join(used), parameters=params)
+
+
+def _used_features(f: frozenset, w: WorkloadProfile, s: SystemConfig, sched: str) -> set:
+    """The features of ``f`` that the composition consulted for this workload."""
+    used = {f"{sched}_scheduler"} if w.io_per_transaction > 0 else set()
+    if w.switches > 0:
+        used |= f & {"o1_scheduler", "global_runqueue_lock"}
+    if w.io_per_transaction > 0:
+        used |= f & {"global_io_request_lock", "per_queue_io_lock", "large_block_io", "per_bdi_unplug"}
+        if s.highmem:
+            used |= f & {"bounce_buffer_avoidance"}
+        if w.buffered_io and w.direct_io_capable:
+            used |= f & {"direct_io"}
+    if w.network_requests > 0:
+        used |= f & {"tcp_segmentation_offload", "napi"}
+    if w.thread_syncs > 0:
+        used |= f & {"nptl"}
+    if w.forks > 0 or w.shared_memory > 0:
+        used |= f & {"rmap", "objrmap"}
+    if w.page_events > 0:
+        used |= f & {"rmap", "tlb_flush_on_dirty", "iske_per_page"}
+    if w.shared_memory > 0 and w.large_pages:
+        used |= f & {"large_pages", "hugetlbfs"}
+    if s.devices > 0:
+        used |= f & {"sysfs_pinned", "sysfs_backing_store"}
+    if s.overcommit > 1:
+        used |= f & {"diag44_yield", "spin_retry", "diag9c_directed_yield"}
+    return used
