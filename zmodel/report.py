@@ -35,13 +35,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-# (title, "module:function") pairs; each function returns a CalibrationResult-like object
-# with a ``report()`` method and ``to_frame("residuals" | "parameters" | "shape_checks")``.
-# Registered as the models land.
-CALIBRATIONS: list[tuple[str, str]] = [
-    ("Universal Scalability Law vs dbench memory throughput, Linux 2.4 and 2.6 "
-     "(IBM Systems Journal, Figure 1)", "zmodel.fits.usl:calibrate_usl_dbench"),
-]
+from zmodel.fits import registry as _registry
+
+# (title, "module:function") pairs from the one registry (zmodel.fits.registry), shared with
+# ``zmodel calibrate``. Each function returns an object with ``report()``; catalog-engine
+# results (CalibrationResult) also give ``to_frame("residuals" | "parameters" | "shape_checks")``,
+# other fits (the DASD histograms, the kernel summary) a single ``to_frame()`` table.
+CALIBRATIONS: list[tuple[str, str]] = [(entry.title, entry.target) for entry in _registry.CALIBRATIONS]
 
 ROOT = Path(__file__).resolve().parents[1]
 #: default notebook folder and output folder (the repository's ``notebooks/`` and ``report/``)
@@ -344,6 +344,11 @@ def index_page(calibrations, pages: list[tuple[str, str]]) -> str:
     parts.append("<h2>Calibrations</h2>")
     for k, (title, target, result) in enumerate(calibrations):
         parts.append(f'<h3 id="calibration-{k}">{html.escape(title)}</h3>')
+        if not hasattr(result, "chisqr"):  # not a catalog-engine fit: its own summary table
+            parts.append(f"<p><code>{html.escape(target)}</code></p>")
+            parts.append(_fmt_table(result.to_frame()))
+            parts.append(f"<details><summary>text report</summary><pre>{html.escape(result.report())}</pre></details>")
+            continue
         parts.append(f"<p><code>{html.escape(target)}</code> &mdash; chi-square {result.chisqr:.4g}, "
                      f"{result.n_data} measurements used ({result.n_active} active), "
                      f"{result.n_free} free parameters, {result.dof} degrees of freedom.</p>")
@@ -430,8 +435,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--text-only", action="store_true", help="print the text report, write no HTML")
     parser.add_argument("--no-execute", action="store_true",
                         help="render the notebooks' committed outputs instead of executing them")
+    parser.add_argument("--areas", nargs="+", metavar="AREA",
+                        help="only these calibrations (default: all of zmodel.fits.registry)")
     args = parser.parse_args(argv)
-    calibrations = run_calibrations()
+    try:
+        selected = _registry.select(args.areas)
+    except ValueError as exc:
+        parser.error(str(exc))
+    calibrations = run_calibrations([(e.title, e.target) for e in selected])
     print_text(calibrations)
     sys.stdout.flush()
     if not args.text_only:

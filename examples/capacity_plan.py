@@ -1,0 +1,139 @@
+"""Capacity plan: how many FICON channels, and which kernel, for 15000 I/O/s within 3.45 ms?
+
+The question. A 2-CPU z990 LPAR reads 4 KiB blocks at random from a DS8300 (read-cache hit
+ratio 0.5) over FICON 4 Gbit/s channel paths used in multibus mode. The application
+must sustain 15000 I/O requests per second with a mean I/O response time of at most
+3.45 ms (host CPU path + channel + storage). How many channel paths are needed, and
+should the image run Linux 2.4.21 or 2.6.10?
+
+The model (the scenario of ``examples/ficon_sizing.toml``, solved by
+:meth:`zmodel.kernel.scenario.Scenario.predict` as an open load): each station -- the
+CPUs with the kernel's CPU time per I/O, each channel path's command processor and link
+directions, the back-end disks -- is an M/M/c queue at the offered rate; the storage
+controller adds its hit time. The kernel version changes the CPU time per I/O (2.4.21:
+512-byte buffer heads, the global ``io_request_lock`` and ``tq_disk`` unplugging of every
+queue; 2.6.10: bio, per-queue locks, per-device unplugging). Two supporting views use
+the hardware layer directly: :class:`zmodel.hardware.channels.ChannelSubsystem` (how
+many paths the channel command rate allows, and their utilization) and
+:class:`zmodel.hardware.storage.StorageServer` (the DS8300's saturation point, to make
+sure the storage server is not the limit).
+
+Run: ``python examples/capacity_plan.py`` (deterministic, a few seconds). The last line
+is the answer in a fixed ``ANSWER: key=value ...`` form.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCENARIO_FILE = HERE / "ficon_sizing.toml"
+#: the planning objective
+TARGET_IO_RATE = 15000.0          # [1/s]
+RESPONSE_OBJECTIVE = 3.45e-3      # [s], mean I/O response time
+#: the choices
+KERNELS = ["2.4.21", "2.6.10"]
+CHANNELS = list(range(1, 9))      # channel paths per device: 1..8 (CHPIDs per device)
+
+
+def base_scenario(path: Path = SCENARIO_FILE) -> dict:
+    """The scenario file as a dict, without its own sweep, at the target I/O rate."""
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    data.pop("sweep", None)
+    data["workload"]["io_rate"] = TARGET_IO_RATE
+    return data
+
+
+def decision_table(data: dict | None = None):
+    """One row per (kernel, channel paths): predictions and whether the objective is met."""
+    from zmodel.kernel.scenario import Scenario
+
+    scenario = Scenario.from_dict(base_scenario() if data is None else data)
+    table = scenario.predict({"kernel.version": KERNELS, "hardware.channels": CHANNELS})
+    table = table.rename(columns={"kernel.version": "kernel", "hardware.channels": "channels"})
+    table["sustained"] = table["throughput"] >= TARGET_IO_RATE * (1 - 1e-12)
+    table["meets_objective"] = table["sustained"] & (table["response_time"] <= RESPONSE_OBJECTIVE)
+    return table
+
+
+def answer(table) -> dict:
+    """The fewest channel paths that meet the objective, and the kernel that does it.
+
+    Per kernel: the smallest channel count meeting the objective (None if none does).
+    Overall: the fewest channels; on a tie, the lower CPU utilization.
+    """
+    per_kernel = {}
+    for kernel in KERNELS:
+        ok = table[(table["kernel"] == kernel) & table["meets_objective"]]
+        per_kernel[kernel] = None if ok.empty else ok.sort_values("channels").iloc[0]
+    feasible = [row for row in per_kernel.values() if row is not None]
+    if not feasible:
+        return {"feasible": False, "per_kernel": {k: None for k in per_kernel}}
+    best = min(feasible, key=lambda r: (int(r["channels"]), float(r["cpu_utilization"])))
+    return {"feasible": True, "kernel": str(best["kernel"]), "channels": int(best["channels"]),
+            "response_time": float(best["response_time"]), "cpu_utilization": float(best["cpu_utilization"]),
+            "channel_utilization": float(best["channel_utilization"]),
+            "per_kernel": {k: (None if r is None else int(r["channels"])) for k, r in per_kernel.items()}}
+
+
+def hardware_views(channels: int, data: dict | None = None) -> dict:
+    """Channel-subsystem and storage-server views of the chosen configuration."""
+    from zmodel.hardware.channels import ChannelLink, ChannelSubsystem
+    from zmodel.hardware.storage import StorageServer
+    from zmodel.kernel.scenario import DEFAULT_COMMAND_TIME
+
+    data = base_scenario() if data is None else data
+    hw, wl = data["hardware"], data["workload"]
+    # the scenario's reading of the FICON-4G command time (see ficon_sizing.toml)
+    link = ChannelLink.from_catalog(hw["channel"], command_time=DEFAULT_COMMAND_TIME)
+    css = ChannelSubsystem(link, paths=channels, multipath="multibus", devices=256)
+    io = css.response_time(TARGET_IO_RATE, wl["block_size"], read_fraction=1.0)
+    server = StorageServer.from_catalog(hw["storage_server"], links=channels)
+    sat = server.saturation("random_read", wl["block_size"], hit_ratio=wl["hit_ratio"])
+    return {"channel_max_io_rate": float(css.max_io_rate(wl["block_size"])),
+            "channel_utilization": float(io.channel_utilization),
+            "pending_time": float(io.pending_time), "connect_time": float(io.connect_time),
+            "storage_max_io_rate": float(sat.max_io_rate), "storage_bottleneck": sat.bottleneck}
+
+
+def _fmt_ms(seconds: float) -> str:
+    return "saturated" if not math.isfinite(seconds) else f"{seconds * 1e3:.3f}"
+
+
+def main() -> dict:
+    table = decision_table()
+    print(f"Target: {TARGET_IO_RATE:.0f} I/O/s of 4 KiB random reads, mean response <= "
+          f"{RESPONSE_OBJECTIVE * 1e3:.2f} ms (z990 LPAR, 2 CPUs, DS8300, FICON-4G multibus)\n")
+    print(f"{'kernel':>7} {'paths':>5} {'I/O/s':>8} {'resp [ms]':>10} {'CPU util':>8} {'chan util':>9}  meets")
+    for _, r in table.iterrows():
+        print(f"{r['kernel']:>7} {int(r['channels']):>5} {r['throughput']:>8.0f} {_fmt_ms(r['response_time']):>10} "
+              f"{r['cpu_utilization']:>8.3f} {r['channel_utilization']:>9.3f}  {'yes' if r['meets_objective'] else 'no'}")
+    result = answer(table)
+    print()
+    for kernel, n in result["per_kernel"].items():
+        print(f"Linux {kernel}: " + (f"needs {n} channel paths" if n is not None
+                                     else "does not meet the objective with 1-8 channel paths"))
+    if not result["feasible"]:
+        print("\nANSWER: feasible=no")
+        return result
+    views = hardware_views(result["channels"])
+    print(f"\nChannel subsystem with {result['channels']} paths: at most {views['channel_max_io_rate']:.0f} I/O/s "
+          f"(command-time bound), utilization {views['channel_utilization']:.3f}, "
+          f"pending {views['pending_time'] * 1e3:.3f} ms, connect {views['connect_time'] * 1e3:.4f} ms")
+    print(f"DS8300: saturates at {views['storage_max_io_rate']:.0f} I/O/s for these reads "
+          f"(bottleneck: {views['storage_bottleneck']}), {views['storage_max_io_rate'] / TARGET_IO_RATE:.1f} "
+          "times the target")
+    print(f"\nUse Linux {result['kernel']} with {result['channels']} FICON-4G channel paths: "
+          f"{_fmt_ms(result['response_time'])} ms mean response at {TARGET_IO_RATE:.0f} I/O/s, "
+          f"CPU utilization {result['cpu_utilization']:.2f}.")
+    print(f"ANSWER: feasible=yes kernel={result['kernel']} channels={result['channels']} "
+          f"response_time={result['response_time']:.6g}")
+    return result
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

@@ -1,0 +1,553 @@
+"""The ``zmodel`` command (zmodel/cli.py) and the calibration registry (zmodel/fits/registry.py).
+
+Two ways in: ``main(argv)`` in-process (fast; a tiny stub scenario module stands in for
+``zmodel.kernel.scenario`` where the test is about the CLI itself) and the real command
+in a subprocess (``python -m zmodel.cli``, cwd = the repository, ``CI=1``) for the
+end-to-end checks against the real scenario module and the example files.
+
+Error contract checked for every class of user error: exit status 2, exactly one line on
+stderr starting ``zmodel: error:``, no ``Traceback``, nothing on stdout, no output file.
+"""
+import ast
+import csv
+import importlib.machinery
+import io
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from zmodel import cli
+from zmodel.fits import registry
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+CONTRACT_COLUMNS = ["throughput", "response_time", "cpu_utilization", "channel_utilization",
+                    "disk_utilization", "steal", "memory_overhead", "features", "parameters"]
+EXAMPLE_FILES = ["ficon_sizing.toml", "kernel_upgrade.toml", "oltp_z990_ds8300.toml", "zvm_guests.toml"]
+
+
+def _real_scenario_available() -> bool:
+    try:
+        import zmodel.kernel.scenario  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_scenario = pytest.mark.skipif(not _real_scenario_available(),
+                                    reason="zmodel.kernel.scenario is not there yet")
+
+
+# --------------------------------------------------------------------------- a stub scenario
+def _make_stub():
+    """A minimal module with the contract's Scenario.from_dict / predict (for CLI tests only).
+
+    Schema: hardware.processor in {z990}, hardware.cpus positive int; kernel.version in
+    {2.4.21, 2.6.10}; workload.clients positive int. Predictions: throughput = clients x cpus,
+    response_time = 1 / cpus (exact numbers chosen so the rendering can be checked).
+    """
+    mod = types.ModuleType("zmodel.kernel.scenario")
+    schema = {"hardware": {"processor": str, "cpus": int}, "kernel": {"version": str},
+              "workload": {"clients": int}}
+
+    class Scenario:
+        def __init__(self, data):
+            self.data = data
+
+        @classmethod
+        def from_dict(cls, data):
+            for section, value in data.items():
+                if section not in schema:
+                    raise ValueError(f"unknown section '{section}'; known: {', '.join(schema)}")
+                for key, v in value.items():
+                    if key not in schema[section]:
+                        raise ValueError(f"{section}: unknown key '{key}'")
+                    if not isinstance(v, schema[section][key]):
+                        raise ValueError(f"{section}.{key}: must be a {schema[section][key].__name__}, got {v!r}")
+            hw = data.get("hardware", {})
+            if hw.get("processor", "z990") != "z990":
+                raise ValueError(f"hardware.processor: unknown processor {hw['processor']!r}; known: z990")
+            for path, v in (("hardware.cpus", hw.get("cpus", 1)),
+                            ("workload.clients", data.get("workload", {}).get("clients", 1))):
+                if v <= 0:
+                    raise ValueError(f"{path}: must be a positive integer, got {v}")
+            version = data.get("kernel", {}).get("version", "2.6.10")
+            if version not in ("2.4.21", "2.6.10"):
+                raise ValueError(f"kernel.version: unknown kernel version {version!r}; known: 2.4.21, 2.6.10")
+            return cls(data)
+
+        def predict(self, sweep=None):
+            import itertools
+
+            sweep = dict(sweep or {})
+            rows = []
+            for point in itertools.product(*sweep.values()):
+                d = {s: dict(v) for s, v in self.data.items()}
+                for key, value in zip(sweep, point):
+                    section, name = key.split(".")
+                    d.setdefault(section, {})[name] = value
+                cpus = d.get("hardware", {}).get("cpus", 1)
+                clients = d.get("workload", {}).get("clients", 1)
+                version = d.get("kernel", {}).get("version", "2.6.10")
+                rows.append({**dict(zip(sweep, point)), "throughput": float(clients * cpus),
+                             "response_time": 1.0 / cpus if cpus < 1000 else math.inf,
+                             "cpu_utilization": 0.5, "channel_utilization": 0.25, "disk_utilization": 0.125,
+                             "steal": 0.0, "memory_overhead": 1024.0,
+                             "features": "rmap,o1_scheduler" if version == "2.6.10" else "global_io_request_lock",
+                             "parameters": f"cpus={cpus}"})
+            return pd.DataFrame(rows)
+
+    mod.Scenario = Scenario
+    mod.calls = []
+    return mod
+
+
+STUB_TOML = """
+[hardware]
+processor = "z990"
+cpus = 2
+[kernel]
+version = "2.6.10"
+[workload]
+clients = 10
+"""
+
+
+@pytest.fixture
+def stub(monkeypatch, tmp_path):
+    mod = _make_stub()
+    monkeypatch.setitem(sys.modules, "zmodel.kernel.scenario", mod)
+    path = tmp_path / "stub.toml"
+    path.write_text(STUB_TOML, encoding="utf-8")
+    return path
+
+
+def run_main(argv, capsys):
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, out, err, *needles):
+    assert code == 2, (code, err)
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("zmodel: error:"), err
+    assert "Traceback" not in err
+    assert out == ""
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+# --------------------------------------------------------------------------- help
+def test_help_exits_zero(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("plan", "calibrate", "report"):
+        assert command in out
+
+
+def test_help_subprocess():
+    r = subprocess.run([sys.executable, "-m", "zmodel.cli", "--help"], cwd=REPO, capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "CI": "1"})
+    assert r.returncode == 0
+    assert "usage: zmodel" in r.stdout and "plan" in r.stdout
+
+
+def test_no_command_is_a_usage_error(capsys):
+    code, out, err = run_main([], capsys)
+    assert_one_line_error(code, out, err, "COMMAND")
+
+
+# --------------------------------------------------------------------------- sweep parsing
+def test_sweep_values_are_numbers_or_plain_strings():
+    assert cli.parse_sweep_value("16") == 16 and isinstance(cli.parse_sweep_value("16"), int)
+    assert cli.parse_sweep_value("0.25") == 0.25
+    assert cli.parse_sweep_value("-3") == -3
+    assert cli.parse_sweep_value("2.5e-3") == 0.0025
+    # never evaluated: expressions, names and special floats stay strings
+    for text in ("__import__('os').system('true')", "1+1", "inf", "nan", "2**10", "2.6.10", "x"):
+        assert cli.parse_sweep_value(text) == text
+
+
+def test_sweep_option_keeps_strings_where_the_scenario_has_a_string():
+    base = {"kernel": {"version": "2.6.10"}, "hardware": {"cpus": 2}}
+    assert cli.parse_sweep_option("kernel.version=2.6,2.4.21", base) == ("kernel.version", ["2.6", "2.4.21"])
+    assert cli.parse_sweep_option("hardware.cpus=1, 2,4", base) == ("hardware.cpus", [1, 2, 4])
+
+
+@pytest.mark.parametrize("option, needle", [
+    ("hardware.cpus", "expected KEY=V1,V2"),
+    ("cpus=1,2", "dotted scenario path"),
+    ("hardware.cpus=1,,2", "empty value"),
+    ("hardware.cpus=", "empty value"),
+])
+def test_bad_sweep_option(stub, capsys, tmp_path, option, needle):
+    out_file = tmp_path / "out.csv"
+    code, out, err = run_main(["plan", str(stub), "--sweep", option, "--output", str(out_file)], capsys)
+    assert_one_line_error(code, out, err, needle)
+    assert not out_file.exists()
+
+
+# --------------------------------------------------------------------------- plan with the stub
+def test_plan_text_with_stub(stub, capsys):
+    code, out, err = run_main(["plan", str(stub), "--sweep", "hardware.cpus=1,2,4"], capsys)
+    assert code == 0, err
+    assert "hardware.cpus" in out and "throughput [1/s]" in out and "response_time [s]" in out
+    assert "features: rmap,o1_scheduler" in out  # one value for all rows: printed once
+    lines = out.splitlines()
+    # header line, the column header, the rule, three rows
+    assert [ln.split()[:2] for ln in lines[3:6]] == [["0", "1"], ["1", "2"], ["2", "4"]]
+
+
+def test_plan_csv_with_stub_and_sweep_product(stub, capsys):
+    code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", "hardware.cpus=1,2",
+                               "--sweep", "kernel.version=2.4.21,2.6.10"], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 4
+    assert list(rows[0]) == ["hardware.cpus", "kernel.version"] + CONTRACT_COLUMNS
+    assert {(r["hardware.cpus"], r["kernel.version"]) for r in rows} == {
+        ("1", "2.4.21"), ("1", "2.6.10"), ("2", "2.4.21"), ("2", "2.6.10")}
+    # the stub's throughput is clients x cpus = 10 x cpus
+    assert all(float(r["throughput"]) == 10 * int(r["hardware.cpus"]) for r in rows)
+
+
+def test_plan_json_with_stub_nonfinite_is_null(stub, capsys, tmp_path):
+    toml = tmp_path / "big.toml"
+    toml.write_text(STUB_TOML.replace("cpus = 2", "cpus = 2000"), encoding="utf-8")
+    code, out, err = run_main(["plan", str(toml), "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["units"]["response_time"] == "s"
+    (row,) = doc["predictions"]
+    assert row["response_time"] is None  # inf in the model, null in strict JSON
+    assert row["throughput"] == 20000.0
+
+
+def test_plan_toml_sweep_table_and_cli_override(stub, capsys, tmp_path):
+    toml = tmp_path / "sweep.toml"
+    toml.write_text(STUB_TOML + '\n[sweep]\n"hardware.cpus" = [1, 2, 3]\nworkload.clients = [5]\n',
+                    encoding="utf-8")
+    code, out, err = run_main(["plan", str(toml), "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["sweep"] == {"hardware.cpus": [1, 2, 3], "workload.clients": [5]}
+    assert [r["throughput"] for r in doc["predictions"]] == [5.0, 10.0, 15.0]
+    code, out, err = run_main(["plan", str(toml), "--format", "json", "--sweep", "hardware.cpus=8"], capsys)
+    assert code == 0, err
+    assert [r["throughput"] for r in json.loads(out)["predictions"]] == [40.0]
+
+
+def test_plan_output_file_written_atomically(stub, capsys, tmp_path):
+    target = tmp_path / "plan.csv"
+    target.write_text("old content\n")
+    code, out, err = run_main(["plan", str(stub), "--format", "csv", "--output", str(target)], capsys)
+    assert code == 0 and out == "", err
+    assert target.read_text().startswith("throughput,response_time")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".plan.csv")] == []  # no temp left
+    # a failing run leaves the previous file as it was
+    code, out, err = run_main(["plan", str(stub), "--sweep", "hardware.cpus=-1", "--output", str(target)], capsys)
+    assert code == 2
+    assert target.read_text().startswith("throughput,response_time")
+
+
+def test_large_sweep_runs_in_chunks_with_the_same_rows(stub, capsys, monkeypatch):
+    n = cli.LARGE_SWEEP
+    code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", f"hardware.cpus=1,2",
+                               "--sweep", "workload.clients=" + ",".join(str(i) for i in range(1, n + 1))],
+                              capsys)
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert len(frame) == 2 * n
+    expected = [c * k for c in (1, 2) for k in range(1, n + 1)]  # first key slowest
+    assert frame["throughput"].tolist() == expected
+
+
+# --------------------------------------------------------------------------- plan errors (stub)
+@pytest.mark.parametrize("content, argv_extra, needles", [
+    ("[hardware\ncpus = 2", [], ["malformed TOML", "line"]),
+    (STUB_TOML + "\n[hypervisor]\nweigth = 0.5\n", [], ["hypervisor"]),
+    (STUB_TOML.replace("clients = 10", "clients = 10\nthinktime = 1"), [], ["workload", "thinktime"]),
+    (STUB_TOML.replace('"z990"', '"z999"'), [], ["hardware.processor", "z999"]),
+    (STUB_TOML.replace("cpus = 2", "cpus = -4"), [], ["hardware.cpus", "-4"]),
+    (STUB_TOML, ["--sweep", "workload.clients=4,-1"], ["workload.clients", "-1"]),
+    (STUB_TOML, ["--sweep", "kernel.version=2.7"], ["kernel.version", "2.7"]),
+    (STUB_TOML, ["--sweep", "hardware.cpuz=1"], ["cpuz"]),
+    (STUB_TOML + '\n[sweep]\n"hardware.cpus" = []\n', [], ["sweep.hardware.cpus"]),
+    (STUB_TOML, ["--format", "xml"], ["--format", "xml"]),
+    (STUB_TOML, ["--bogus"], ["unrecognized arguments", "--bogus"]),
+])
+def test_plan_input_errors_with_stub(stub, capsys, tmp_path, content, argv_extra, needles):
+    toml = tmp_path / "bad.toml"
+    toml.write_text(content, encoding="utf-8")
+    out_file = tmp_path / "out.json"
+    code, out, err = run_main(["plan", str(toml), "--output", str(out_file), *argv_extra], capsys)
+    assert_one_line_error(code, out, err, *needles)
+    assert not out_file.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml", "stub.toml"]  # no temp file left
+
+
+def test_missing_file_and_folder(capsys, tmp_path):
+    code, out, err = run_main(["plan", str(tmp_path / "nope.toml")], capsys)
+    assert_one_line_error(code, out, err, "not found", "nope.toml")
+    code, out, err = run_main(["plan", str(tmp_path)], capsys)
+    assert_one_line_error(code, out, err, "folder")
+
+
+def test_not_utf8(capsys, tmp_path):
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b"[hardware]\nprocessor = \"z\xe99\"\n")
+    code, out, err = run_main(["plan", str(bad)], capsys)
+    assert_one_line_error(code, out, err, "UTF-8")
+
+
+def test_output_folder_missing(stub, capsys, tmp_path):
+    code, out, err = run_main(["plan", str(stub), "--output", str(tmp_path / "no" / "x.csv")], capsys)
+    assert_one_line_error(code, out, err, "--output")
+
+
+# --------------------------------------------------------------------------- calibrate
+def test_calibrate_list(capsys):
+    code, out, err = run_main(["calibrate", "--list"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert [ln.split()[0] for ln in lines] == registry.areas()
+    for ln in lines:
+        assert ln.split()[1] in ("available", "not")
+
+
+def test_calibrate_list_subprocess():
+    r = subprocess.run([sys.executable, "-m", "zmodel.cli", "calibrate", "--list"], cwd=REPO,
+                       capture_output=True, text=True, timeout=60, env={**os.environ, "CI": "1"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0] == "usl"
+
+
+def test_unknown_area(capsys):
+    code, out, err = run_main(["calibrate", "usl", "nonsense"], capsys)
+    assert_one_line_error(code, out, err, "unknown calibration area 'nonsense'", "known: usl")
+
+
+class _FakeResult:
+    def report(self):
+        return "fake report: chi-square 0"
+
+
+def _fake_module(name):
+    mod = types.ModuleType(name)
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, loader=None)
+    mod.good = lambda: _FakeResult()
+
+    def bad():
+        raise RuntimeError("solver diverged\nsecond line")
+
+    def noisy():
+        import warnings
+
+        for _ in range(3):
+            warnings.warn("station saturated", RuntimeWarning)
+        return _FakeResult()
+
+    mod.bad, mod.noisy = bad, noisy
+    return mod
+
+
+def test_calibrate_runs_skips_and_reports_failures(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "zmodel_fake_fits", _fake_module("zmodel_fake_fits"))
+    monkeypatch.setattr(registry, "CALIBRATIONS", [
+        registry.Calibration("good", "A good fit", "zmodel_fake_fits:good"),
+        registry.Calibration("absent", "Not written yet", "zmodel_no_such_module_xyz:calibrate"),
+        registry.Calibration("nofunc", "Function missing", "zmodel_fake_fits:not_there"),
+        registry.Calibration("bad", "A failing fit", "zmodel_fake_fits:bad"),
+        registry.Calibration("noisy", "A fit that warns", "zmodel_fake_fits:noisy"),
+    ])
+    code, out, err = run_main(["calibrate"], capsys)
+    assert code == 1  # one calibration raised
+    assert out.count("fake report: chi-square 0") == 2 and "A good fit" in out and "A fit that warns" in out
+    lines = err.splitlines()
+    assert "zmodel: note: skipping calibration 'absent': zmodel_no_such_module_xyz is not available yet" in lines
+    assert any(ln.startswith("zmodel: note: skipping calibration 'nofunc'") for ln in lines)
+    assert "zmodel: error: calibration 'bad' failed: RuntimeError: solver diverged second line" in lines
+    assert lines.count("zmodel: warning: noisy: RuntimeWarning: station saturated") == 1  # deduplicated
+    assert "Traceback" not in err
+    # only the unavailable one, asked for by name: a note, not a crash
+    code, out, err = run_main(["calibrate", "absent"], capsys)
+    assert code == 0 and out == "" and "skipping calibration 'absent'" in err
+
+
+def test_calibrate_one_real_area(capsys):
+    code, out, err = run_main(["calibrate", "storage"], capsys)
+    assert code == 0, err
+    title = dict((e.area, e.title) for e in registry.CALIBRATIONS)["storage"]
+    assert title in out
+    assert "wavv08.tsm-entry-cpu" in out  # a residual row of the storage fit
+    assert "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- registry
+def _fit_functions():
+    """(module, function) of every public calibrate_*/fit_* function in zmodel/fits/*.py."""
+    found = []
+    for path in sorted((REPO / "zmodel" / "fits").glob("*.py")):
+        if path.name in ("__init__.py", "registry.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith(("calibrate_", "fit_")):
+                found.append((f"zmodel.fits.{path.stem}", node.name))
+    return found
+
+
+def test_registry_covers_every_fit_module():
+    registered_modules = {e.target.split(":")[0] for e in registry.CALIBRATIONS}
+    modules = {m for m, _ in _fit_functions()}
+    assert modules <= registered_modules, modules - registered_modules
+    targets = {e.target for e in registry.CALIBRATIONS}
+    # each fit module's registered function exists in it
+    for module in modules:
+        funcs = {f for m, f in _fit_functions() if m == module}
+        (target,) = [t for t in targets if t.startswith(module + ":")]
+        assert target.split(":")[1] in funcs, target
+
+
+def test_registry_entries_are_unique_and_well_formed():
+    assert len(set(registry.areas())) == len(registry.CALIBRATIONS)
+    for e in registry.CALIBRATIONS:
+        module, _, func = e.target.partition(":")
+        assert module.startswith("zmodel.fits.") and func and e.title
+        if registry.is_available(e):
+            assert callable(registry.load(e))
+        else:
+            with pytest.raises(registry.CalibrationUnavailable, match="not available yet"):
+                registry.load(e)
+
+
+# --------------------------------------------------------------------------- report
+def test_report_calls_report_main(monkeypatch, capsys):
+    import zmodel.report
+
+    seen = []
+    monkeypatch.setattr(zmodel.report, "main", lambda argv=None: seen.append(argv) or 0)
+    assert cli.main(["report", "--text-only"]) == 0
+    assert seen == [["--text-only"]]
+
+
+def test_report_failure_is_one_line(monkeypatch, capsys):
+    import zmodel.report
+
+    def boom(argv=None):
+        raise RuntimeError("notebook 10 failed\nlong cell output")
+
+    monkeypatch.setattr(zmodel.report, "main", boom)
+    code, out, err = run_main(["report"], capsys)
+    assert code == 1
+    assert err.splitlines() == ["zmodel: error: report failed: RuntimeError: notebook 10 failed "
+                                "(set ZMODEL_DEBUG=1 for the traceback)"]
+
+
+# --------------------------------------------------------------------------- the real scenario
+def _run(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "zmodel.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "CI": "1"})
+
+
+def _examples():
+    return [EXAMPLES / name for name in EXAMPLE_FILES if (EXAMPLES / name).exists()]
+
+
+@needs_scenario
+@pytest.mark.parametrize("name", EXAMPLE_FILES)
+def test_plan_examples_all_formats(name, tmp_path, capsys):
+    path = EXAMPLES / name
+    if not path.exists():
+        pytest.skip(f"{name} not written yet")
+    r = _run("plan", str(path), "--format", "json")  # the real command, once per example
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    doc = json.loads(r.stdout)
+    rows = doc["predictions"]
+    assert rows
+    for row in rows:
+        assert list(row)[-len(CONTRACT_COLUMNS):] == CONTRACT_COLUMNS
+        for col in ("throughput", "cpu_utilization", "channel_utilization", "disk_utilization", "steal"):
+            assert row[col] is None or row[col] >= 0, (col, row[col])
+    swept = list(doc["sweep"])
+    assert len(rows) == math.prod(len(v) for v in doc["sweep"].values())
+    out = tmp_path / "plan.csv"
+    code, stdout, err = run_main(["plan", str(path), "--format", "csv", "--output", str(out)], capsys)
+    assert code == 0 and stdout == "", err
+    with out.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == swept + CONTRACT_COLUMNS
+        assert len(list(reader)) == len(rows)
+    code, stdout, err = run_main(["plan", str(path)], capsys)
+    assert code == 0, err
+    assert "throughput [1/s]" in stdout and "features" in stdout and "parameters" in stdout
+    assert len([ln for ln in stdout.splitlines() if re.match(r"\s*\d+\s", ln)]) == len(rows)
+
+
+REAL_TOML = """
+[hardware]
+processor = "z990"
+cpus = 2
+storage_server = "DS8300"
+channel = "FICON-4G"
+channels = 2
+[kernel]
+version = "2.6.10"
+[hypervisor]
+type = "lpar"
+weight = 0.5
+[workload]
+kind = "oltp"
+clients = 8
+"""
+
+
+@needs_scenario
+@pytest.mark.parametrize("content, argv_extra, needles", [
+    (REAL_TOML.replace("weight", "weigth"), [], ["hypervisor", "weigth"]),
+    (REAL_TOML.replace('"z990"', '"z999"'), [], ["hardware.processor", "z999"]),
+    (REAL_TOML.replace('"DS8300"', '"DS9999"'), [], ["hardware.storage_server", "DS9999"]),
+    (REAL_TOML.replace("clients = 8", "clients = -4"), [], ["workload.clients", "-4"]),
+    (REAL_TOML.replace("weight = 0.5", "weight = -0.5"), [], ["hypervisor.weight"]),
+    (REAL_TOML, ["--sweep", "kernel.version=2.7"], ["kernel.version", "2.7"]),
+    (REAL_TOML, ["--sweep", "hardware.cpus=2,-1"], ["hardware.cpus", "-1"]),
+    (REAL_TOML, ["--sweep", "hardware.cpuz=1"], ["cpuz"]),
+    (REAL_TOML + '\n[sweep]\n"workload.think_time" = [0.1, -0.2]\n', [], ["workload.think_time"]),
+])
+def test_plan_input_errors_with_the_real_scenario(capsys, tmp_path, content, argv_extra, needles):
+    toml = tmp_path / "bad.toml"
+    toml.write_text(content, encoding="utf-8")
+    out_file = tmp_path / "out.csv"
+    code, out, err = run_main(["plan", str(toml), "--format", "csv", "--output", str(out_file), *argv_extra],
+                              capsys)
+    assert_one_line_error(code, out, err, *needles)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+@needs_scenario
+def test_plan_errors_subprocess(tmp_path):
+    toml = tmp_path / "bad.toml"
+    toml.write_text(REAL_TOML.replace("clients = 8", "clients = -4"), encoding="utf-8")
+    out_file = tmp_path / "out.json"
+    for args in (["plan", str(toml), "--output", str(out_file)],
+                 ["plan", str(tmp_path / "missing.toml")],
+                 ["calibrate", "nonsense"]):
+        r = _run(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stdout == ""
+        assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith("zmodel: error:"), r.stderr
+        assert "Traceback" not in r.stderr
+    assert not out_file.exists()
