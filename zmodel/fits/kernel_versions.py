@@ -59,6 +59,7 @@ import math
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, PercentChange, calibrate, cross_validate
+from zmodel.fits import catalog_rows
 from zmodel.kernel.memory import InstructionCosts
 from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose
 
@@ -455,16 +456,8 @@ class KernelVersionsModel(Model):
 
 def measurements():
     """The catalog rows this calibration uses, with :data:`FIT_KINDS` applied."""
-    from zmodel.data import measurements as catalog
-
     ids = list(OSDL_ROWS) + list(IOSCHED_ROWS) + list(DBENCH_ROWS) + list(SHAPE_IDS)
-    rows = catalog(ids=ids).copy()
-    missing = set(ids) - set(rows["id"])
-    if missing:
-        raise ValueError(f"catalog rows missing for the kernel-versions calibration: {sorted(missing)}")
-    fitted = rows["id"].isin(list(FIT_KINDS))
-    rows.loc[fitted, "kind"] = rows.loc[fitted, "id"].map(FIT_KINDS)
-    return rows
+    return catalog_rows(ids, FIT_KINDS)
 
 
 def calibrate_kernel_versions(**kwargs):
