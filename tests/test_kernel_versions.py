@@ -306,3 +306,14 @@ def test_validation_messages():
 def test_zero_clients_give_zero_throughput():
     r = compose("2.6.6", WorkloadProfile("w", clients=0), SystemConfig(cpus=2))
     assert r.throughput == 0.0 and r.response_time == 0.0 and np.isfinite(r.cpu_demand)
+
+
+def test_subnormal_io_rate_does_not_overflow_the_lock_fixed_point():
+    # found by Hypothesis: a lock acquired ~1e-311 times per transaction has an infinite
+    # think time between acquisitions; it must count as uncontended, not raise
+    w = WorkloadProfile(name="h", clients=1, think_time=0.001, user_time=0.00390625, switches=0.0,
+                        io_per_transaction=2.225073858507e-311, block_size=4096.0, read_fraction=0.0,
+                        network_requests=0.0, thread_syncs=0.0, read_think_time=0.0)
+    s = SystemConfig(cpus=1, disks=1, disk_time=0.0078125, highmem=False, dispatch_fraction=1.0)
+    r = compose("2.4.21", w, s)
+    assert np.isfinite(r.throughput) and r.throughput > 0

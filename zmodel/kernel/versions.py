@@ -1068,7 +1068,10 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
         waste = np.zeros(B)
         for _name, acq, hold in t["global_locks"]:
             busy = np.clip(u_cpu, 1e-6, 1.0)
-            think = np.maximum(base / acq - hold, 0.0) / busy
+            with np.errstate(over="ignore", divide="ignore"):
+                think = np.maximum(base / acq - hold, 0.0) / busy
+            if not np.all(np.isfinite(think)):  # acquired so rarely that it is never contended
+                continue
             lk = spinlock(cpus, think, hold)
             spin_total = spin_total + np.asarray(lk.spin_fraction, dtype=float)
             if s.overcommit > 1:
