@@ -65,7 +65,9 @@ import numpy as np
 
 from zmodel.queueing import SaturationWarning, mm1, mmc, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, as_probability, series_index, wrap
+from zmodel.queueing._validate import (
+    as_float_array, as_int_array, as_probability, as_scalar, series_index, wrap,
+)
 
 __all__ = [
     "MAX_CHPIDS",
@@ -90,19 +92,6 @@ PROTOCOLS = ("ESCON", "FICON", "FCP")
 MULTIPATH_MODES = ("failover", "multibus")
 
 
-def _positive(name: str, value: float, *, allow_inf: bool = False) -> float:
-    v = float(value)
-    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
-        rule = "positive" if allow_inf else "positive and finite"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return v
-
-
-def _nonnegative(name: str, value: float) -> float:
-    v = float(value)
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
-    return v
 
 
 def _count(name: str, value, lo: int, hi: int | None = None) -> int:
@@ -180,14 +169,15 @@ class ChannelLink:
     def __post_init__(self):
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, got {self.protocol!r}")
-        object.__setattr__(self, "data_rate", _positive("data_rate", self.data_rate))
-        object.__setattr__(self, "command_time", _nonnegative("command_time", self.command_time))
+        object.__setattr__(self, "data_rate", as_scalar("data_rate", self.data_rate, positive=True))
+        object.__setattr__(self, "command_time", as_scalar("command_time", self.command_time))
         object.__setattr__(self, "directions", _count("directions", self.directions, 1, 2))
         c = float(self.concurrency)
         if math.isnan(c) or c < 1 or (math.isfinite(c) and c != round(c)):
             raise ValueError(f"concurrency must be a positive integer or math.inf, got {self.concurrency!r}")
         object.__setattr__(self, "concurrency", c)
-        object.__setattr__(self, "adapter_rate", _positive("adapter_rate", self.adapter_rate, allow_inf=True))
+        object.__setattr__(self, "adapter_rate", as_scalar("adapter_rate", self.adapter_rate,
+                                                                positive=True, allow_inf=True))
         if self.protocol == "ESCON" and (self.directions != 1 or c != 1):
             raise ValueError("an ESCON link is half duplex and circuit switched: directions and "
                              f"concurrency must be 1, got {self.directions} and {self.concurrency!r}")
@@ -462,7 +452,7 @@ class ChannelSubsystem:
         if self.multipath not in MULTIPATH_MODES:
             raise ValueError(f"multipath must be one of {list(MULTIPATH_MODES)}, got {self.multipath!r}")
         object.__setattr__(self, "multipath_cpu_time",
-                           _nonnegative("multipath_cpu_time", self.multipath_cpu_time))
+                           as_scalar("multipath_cpu_time", self.multipath_cpu_time))
         object.__setattr__(self, "aliases", _count("aliases", self.aliases, 0))
         if self.aliases and self.link.protocol == "FCP":
             raise ValueError("aliases (PAV) apply to ECKD devices on ESCON/FICON channels, "

@@ -27,20 +27,12 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
+from zmodel.queueing._validate import as_scalar
 
 __all__ = ["CryptoAccelerator", "CipherCost", "SSLServer", "SSLResult"]
 
 STATIONS = ("cpu", "accelerator")
 
-
-def _nonnegative(name, value):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
-    return v
 
 
 def _positive_int(name, value):
@@ -83,12 +75,12 @@ class CryptoAccelerator:
     offload_cpu: float = 0.0
 
     def __post_init__(self):
-        t = _nonnegative("rsa_service_time", self.rsa_service_time)
+        t = as_scalar("rsa_service_time", self.rsa_service_time)
         if t <= 0:
             raise ValueError(f"rsa_service_time must be positive, got {self.rsa_service_time!r}")
         object.__setattr__(self, "rsa_service_time", t)
         object.__setattr__(self, "adapters", _positive_int("adapters", self.adapters))
-        object.__setattr__(self, "offload_cpu", _nonnegative("offload_cpu", self.offload_cpu))
+        object.__setattr__(self, "offload_cpu", as_scalar("offload_cpu", self.offload_cpu))
 
     @property
     def capacity(self) -> float:
@@ -129,7 +121,7 @@ class CipherCost:
     cpu_per_byte: float
 
     def __post_init__(self):
-        object.__setattr__(self, "cpu_per_byte", _nonnegative("cpu_per_byte", self.cpu_per_byte))
+        object.__setattr__(self, "cpu_per_byte", as_scalar("cpu_per_byte", self.cpu_per_byte))
 
     def rate(self, cpus: int = 1) -> float:
         """Bulk encryption rate of ``cpus`` CPUs doing nothing else [bytes/s]."""
@@ -239,7 +231,7 @@ class SSLServer:
     def __post_init__(self):
         object.__setattr__(self, "cpus", _positive_int("cpus", self.cpus))
         for f in ("handshake_cpu", "rsa_cpu", "record_cpu_per_byte", "request_cpu"):
-            object.__setattr__(self, f, _nonnegative(f, getattr(self, f)))
+            object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
         if not isinstance(self.cipher, CipherCost):
             raise ValueError(f"cipher must be a CipherCost, got {type(self.cipher).__name__}")
         if self.accelerator is not None and not isinstance(self.accelerator, CryptoAccelerator):
@@ -248,8 +240,8 @@ class SSLServer:
 
     def service_demands(self, payload_bytes=0.0, handshakes=1.0) -> np.ndarray:
         """Demands (CPU, accelerator) per transaction [s]; shape (2,)."""
-        m = _nonnegative("payload_bytes", payload_bytes)
-        h = _nonnegative("handshakes", handshakes)
+        m = as_scalar("payload_bytes", payload_bytes)
+        h = as_scalar("handshakes", handshakes)
         acc = self.accelerator
         rsa = self.rsa_cpu if acc is None else acc.offload_cpu
         cpu = self.request_cpu + h * (self.handshake_cpu + rsa) + m * (self.record_cpu_per_byte

@@ -37,6 +37,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
+from zmodel.queueing._validate import as_scalar
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",
@@ -69,24 +70,6 @@ _SERVER_CONNECTION_PACKETS = 3
 STATIONS = ("client_cpu", "client_adapter", "link_out", "link_back", "server_adapter", "server_cpu", "latency")
 
 
-def _positive(name, value, allow_inf=False):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return v
-
-
-def _nonnegative(name, value):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
-    return v
 
 
 def _sizes(name, value):
@@ -126,7 +109,7 @@ def segments(size, mss):
     >>> segments([1, 8940, 8941, 32768], 8940.0)
     array([1., 1., 2., 4.])
     """
-    mss = _positive("mss", mss)
+    mss = as_scalar("mss", mss, positive=True)
     size = _sizes("size", size)
     return np.maximum(1.0, np.ceil(size / mss))
 
@@ -210,12 +193,12 @@ class NetworkAdapter:
     host_transfer: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "link_rate", _positive("link_rate", self.link_rate))
-        object.__setattr__(self, "mtu", _positive("mtu", self.mtu))
+        object.__setattr__(self, "link_rate", as_scalar("link_rate", self.link_rate, positive=True))
+        object.__setattr__(self, "mtu", as_scalar("mtu", self.mtu, positive=True))
         if self.mtu <= TCPIP_HEADER_SIZE:
             raise ValueError(f"mtu must exceed the TCP/IP header size {TCPIP_HEADER_SIZE:g} bytes, got {self.mtu:g}")
-        object.__setattr__(self, "per_packet_time", _nonnegative("per_packet_time", self.per_packet_time))
-        object.__setattr__(self, "frame_overhead", _nonnegative("frame_overhead", self.frame_overhead))
+        object.__setattr__(self, "per_packet_time", as_scalar("per_packet_time", self.per_packet_time))
+        object.__setattr__(self, "frame_overhead", as_scalar("frame_overhead", self.frame_overhead))
         object.__setattr__(self, "host_transfer", bool(self.host_transfer))
 
     @property
@@ -287,7 +270,7 @@ class StackCost:
 
     def __post_init__(self):
         for f in ("per_message", "per_packet", "per_byte", "per_connection"):
-            object.__setattr__(self, f, _nonnegative(f, getattr(self, f)))
+            object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -319,8 +302,8 @@ class Workload:
     streaming: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "request_size", _nonnegative("request_size", self.request_size))
-        object.__setattr__(self, "response_size", _nonnegative("response_size", self.response_size))
+        object.__setattr__(self, "request_size", as_scalar("request_size", self.request_size))
+        object.__setattr__(self, "response_size", as_scalar("response_size", self.response_size))
 
     @property
     def data_size(self) -> float:
@@ -487,7 +470,7 @@ class NetworkPath:
         if isinstance(self.cpus, bool) or not float(self.cpus).is_integer() or self.cpus < 1:
             raise ValueError(f"cpus must be a positive integer, got {self.cpus!r}")
         object.__setattr__(self, "cpus", int(self.cpus))
-        object.__setattr__(self, "fixed_latency", _nonnegative("fixed_latency", self.fixed_latency))
+        object.__setattr__(self, "fixed_latency", as_scalar("fixed_latency", self.fixed_latency))
 
     # ---- demands
     def service_demands(self, workload: Workload) -> np.ndarray:

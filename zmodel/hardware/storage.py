@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
+from zmodel.queueing._validate import as_scalar
 
 __all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
            "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
@@ -51,15 +52,6 @@ __all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
 #: the four workloads
 OPERATIONS = ("random_read", "random_write", "sequential_read", "sequential_write")
 
-
-def _positive(name, value, allow_inf=False):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {value!r}")
-    return v
 
 
 def _count(name, value, minimum=1):
@@ -139,8 +131,8 @@ class Disk:
     seek_boundary: float
 
     def __post_init__(self):
-        object.__setattr__(self, "rotation_rate", _positive("rotation_rate", self.rotation_rate))
-        object.__setattr__(self, "media_rate", _positive("media_rate", self.media_rate))
+        object.__setattr__(self, "rotation_rate", as_scalar("rotation_rate", self.rotation_rate, positive=True))
+        object.__setattr__(self, "media_rate", as_scalar("media_rate", self.media_rate, positive=True))
         object.__setattr__(self, "cylinders", _count("cylinders", self.cylinders, minimum=2))
         for name in ("seek_short", "seek_long"):
             v = tuple(float(x) for x in getattr(self, name))
@@ -187,8 +179,8 @@ class Disk:
         (3.5, 8.0)
         """
         C = float(_count("cylinders", cylinders, minimum=2))
-        d0 = _positive("boundary_fraction", boundary_fraction) * C
-        t1, tf, ta = (_positive(n, v) for n, v in
+        d0 = as_scalar("boundary_fraction", boundary_fraction, positive=True) * C
+        t1, tf, ta = (as_scalar(n, v, positive=True) for n, v in
                       (("track_seek", track_seek), ("full_stroke_seek", full_stroke_seek),
                        ("average_seek", average_seek)))
         # integrals of 1, sqrt(d), d against f(d) = 2 (C - d)/C^2 on [0, d0] and [d0, C]
@@ -496,8 +488,9 @@ class StorageServer:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
         for n in ("cache_size", "nvs_size", "link_rate", "hit_time"):
-            object.__setattr__(self, n, _positive(n, getattr(self, n)))
-        object.__setattr__(self, "adapter_rate", _positive("adapter_rate", self.adapter_rate, allow_inf=True))
+            object.__setattr__(self, n, as_scalar(n, getattr(self, n), positive=True))
+        object.__setattr__(self, "adapter_rate", as_scalar("adapter_rate", self.adapter_rate,
+                                                                positive=True, allow_inf=True))
         eff = float(self.link_efficiency)
         if not (0 < eff <= 1):
             raise ValueError(f"link_efficiency must be in (0, 1], got {self.link_efficiency!r}")

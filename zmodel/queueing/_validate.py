@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "SaturationWarning",
+    "as_scalar",
     "as_float_array",
     "as_int_array",
     "as_probability",
@@ -76,6 +77,32 @@ def as_float_array(name: str, value, *, positive: bool = False, nonnegative: boo
         if bad.any():
             raise ValueError(f"{name} must be non-negative, {_describe(arr, bad)}")
     return arr
+
+
+def as_scalar(name: str, value, *, positive: bool = False, allow_inf: bool = False) -> float:
+    """Return one number as a float after checking it: a component's scalar parameter.
+
+    Non-negative and finite by default; with ``positive`` it must be > 0 (and finite
+    unless ``allow_inf``, which admits +inf, e.g. an unlimited rate). The messages name
+    the parameter and the rule: "link_rate must be positive and finite, got 0.0".
+
+    Examples
+    --------
+    >>> as_scalar("think_time", 0.5)
+    0.5
+    >>> as_scalar("adapter_rate", float("inf"), positive=True, allow_inf=True)
+    inf
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if positive:
+        if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
+            raise ValueError(f"{name} must be positive{'' if allow_inf else ' and finite'}, got {value!r}")
+    elif not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
+    return v
 
 
 def as_int_array(name: str, value, *, minimum: int = 0) -> np.ndarray:
