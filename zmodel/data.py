@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 import re
 from pathlib import Path
+
+from zmodel.hardware.catalog import data_folder  # one rule for where data/ lives
 
 __all__ = [
     "CATALOG_COLUMNS",
@@ -83,27 +84,6 @@ _DATE_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
 _HISTOGRAM_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _N_BUCKETS = 32
 
-
-def data_folder(data_dir: str | os.PathLike | None = None) -> Path:
-    """Folder holding the data tables.
-
-    Parameters
-    ----------
-    data_dir : path-like, optional
-        Explicit folder; wins over everything else.
-
-    Returns
-    -------
-    pathlib.Path
-        ``data_dir`` if given, else ``$ZMODEL_DATA`` if set, else ``data/`` beside the
-        ``zmodel`` package (the repository root).
-    """
-    if data_dir is not None:
-        return Path(data_dir)
-    env = os.environ.get("ZMODEL_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1] / "data"
 
 
 def _fail(path: Path, where: str, message: str) -> ValueError:

@@ -98,7 +98,10 @@ _CACHE: dict[tuple[str, int, int], dict] = {}
 
 
 def data_folder(data_dir: str | os.PathLike | None = None) -> Path:
-    """Folder holding ``hardware/``.
+    """Folder holding the data tables (``catalog/``, ``hardware/``, ``dasd_statistics.csv``).
+
+    The one rule for where ``data/`` lives; :mod:`zmodel.data` (beside the layers)
+    uses it too.
 
     Parameters
     ----------
