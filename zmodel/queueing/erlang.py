@@ -158,8 +158,12 @@ def erlang_b(servers, offered_load):
     Poisson pmf over the Poisson cdf, evaluated in log space (Loader's saddle-point
     pmf and ``scipy.special.gammaincc`` for the cdf) when :math:`A \le c`, and the
     decreasing series :math:`1/B = \sum_{j=0}^{c} \prod_{i<j} (c-i)/A` when
-    :math:`A > c`. Agreement with 50-digit mpmath is ~1e-13 relative at
-    100 000 servers.
+    :math:`A > c`. Measured against 60-digit mpmath over :math:`\rho = A/c` from 0.1 to
+    0.999 (``tests/test_erlang.py::test_erlang_accuracy_as_documented``): within 3e-15
+    relative up to 1 000 servers (the recurrence); on the log-space branch the error grows
+    with ``c``, to about 1e-13 at 5 000, 9e-13 at 100 000 and 1.3e-12 at 1 000 000 servers
+    (the regularised incomplete gamma of the cdf dominates). :func:`erlang_c` inherits
+    these bounds.
 
     References
     ----------
@@ -216,7 +220,9 @@ def erlang_c(servers, offered_load):
     .. math:: C(c, A) = \frac{\frac{A^c}{c!}\frac{1}{1-\rho}}
               {\sum_{k=0}^{c-1}\frac{A^k}{k!} + \frac{A^c}{c!}\frac{1}{1-\rho}}.
 
-    Computed from the stable Erlang B as :math:`C = B / (1 - \rho(1 - B))`.
+    Computed from the stable Erlang B as :math:`C = B / (1 - \rho(1 - B))`, which adds
+    only a few ulps to the relative error of :func:`erlang_b` (documented there: within
+    3e-15 up to 1 000 servers, about 1e-12 at a million).
 
     References
     ----------
