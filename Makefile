@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all test report venv lock bench clean
+.PHONY: all test report venv lock bench notebooks clean
 
 all: test
 
@@ -24,6 +24,15 @@ test: $(STAMP)
 
 report: $(STAMP)
 	$(BIN)/python -m zmodel.report
+
+# Re-execute every notebook in place from a clean checkout: regenerates all committed outputs
+# (those of the cells nbval checks included). No timing metadata, so a re-run diffs only where
+# a number changed.
+notebooks: $(STAMP)
+	cd notebooks && for nb in *.ipynb; do \
+	  ../$(BIN)/python -m jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.timeout=1200 --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
