@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import zmodel.data as zd
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "data"
+DATA = REPO / "zmodel" / "_data"
 CATALOG_FILES = sorted((DATA / "catalog").glob("*.csv"))
 
 # fs03 deck (004_0d27ef34b5d760a7.txt), slide "/proc/dasd/statistics – Example":

@@ -2,7 +2,7 @@
 
 The re-check does not trust the scenario's response time: it rebuilds the open queueing
 model of the chosen configuration from its inputs -- the channel command time and link
-rate read from data/hardware/links.csv with the csv module, 4 KiB per I/O, the DS8300
+rate read from zmodel/_data/hardware/links.csv with the csv module, 4 KiB per I/O, the DS8300
 controller hit time, and the per-I/O CPU and disk demands the prediction reports in its
 ``parameters`` column -- and sums the M/M/c response times with
 :func:`zmodel.queueing.mmc` (the CPU station also with the textbook M/M/2 closed form
@@ -33,9 +33,9 @@ def _load_script():
 
 
 def _link(name: str) -> dict:
-    """Parameters of one link from data/hardware/links.csv (values as printed, with units)."""
+    """Parameters of one link from zmodel/_data/hardware/links.csv (values as printed, with units)."""
     out = {}
-    with open(REPO / "data" / "hardware" / "links.csv", newline="", encoding="utf-8") as fh:
+    with open(REPO / "zmodel" / "_data" / "hardware" / "links.csv", newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             if row["name"] == name:
                 out[row["parameter"]] = (float(row["value"]), row["unit"])

@@ -1,6 +1,6 @@
 """Calibration of the channel model against the documented channel numbers (zmodel/fits/channels.py).
 
-The expected numbers are the catalogued measurements (data/catalog/*.csv), never the
+The expected numbers are the catalogued measurements (zmodel/_data/catalog/*.csv), never the
 model's output. Tolerances are modelling targets, stated per row below.
 """
 from __future__ import annotations

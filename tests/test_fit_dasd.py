@@ -10,7 +10,7 @@ Tolerances are modelling targets, stated here:
 * Little's law on the QUEUED requests, X E[W] vs the mean number ahead at enqueue,
   with X = (1 - p0)/E[S] inferred (the rate is not printed): within 10 %.
 
-The measured numbers come from data/dasd_statistics.csv and the catalog row of the
+The measured numbers come from zmodel/_data/dasd_statistics.csv and the catalog row of the
 printed request total, never from the model.
 """
 import numpy as np

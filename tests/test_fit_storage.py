@@ -78,7 +78,7 @@ def test_storage_catalog_verbatim_occurs_in_the_seeds(seeds):
     def norm(s):
         return re.sub(r"\s+", " ", s).strip()
 
-    with open(REPO / "data" / "hardware" / "storage_servers.csv", newline="", encoding="utf-8") as f:
+    with open(REPO / "zmodel" / "_data" / "hardware" / "storage_servers.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert rows, "empty catalog"
     texts = {p.name: norm(p.read_text(encoding="utf-8")) for p in seeds.glob("*.txt")}

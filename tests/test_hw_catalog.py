@@ -2,7 +2,7 @@
 
 Expected values come from the unit conventions of the hardware layer (binary sizes,
 decimal rates) written out here by hand, from the seed documents themselves (verbatim
-phrases) and from the independently extracted measurement catalog (data/catalog/*.csv).
+phrases) and from the independently extracted measurement catalog (zmodel/_data/catalog/*.csv).
 """
 from __future__ import annotations
 

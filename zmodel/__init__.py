@@ -11,16 +11,33 @@ Layers (imports point down only)::
 Beside the layers: ``zmodel.data`` (the documented numbers, with provenance),
 ``zmodel.calibration`` (fitting model parameters to them), plotting, the report and
 the CLI. Sub-packages are imported lazily so that ``import zmodel`` stays fast.
+
+The data (documented numbers, hardware catalog) ships inside the package, see
+:func:`zmodel.hardware.catalog.data_folder`. ``__version__`` is the installed
+distribution's version (package metadata); ``python -m zmodel`` is the ``zmodel`` command.
 """
 from importlib import import_module as _import_module
 
-__version__ = "0.1.0"
 __all__ = ["queueing", "hardware", "kernel", "data", "calibration", "__version__"]
 
 _SUBMODULES = {"queueing", "hardware", "kernel", "data", "calibration", "fits", "plotting", "report", "cli"}
+#: reported when zmodel runs from a source tree that was never installed (no metadata)
+_UNKNOWN_VERSION = "0+unknown"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("zmodel")
+    except metadata.PackageNotFoundError:
+        return _UNKNOWN_VERSION
 
 
 def __getattr__(name):
+    if name == "__version__":
+        globals()[name] = version = _version()
+        return version
     if name in _SUBMODULES:
         module = _import_module(f"{__name__}.{name}")
         globals()[name] = module
@@ -29,4 +46,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | _SUBMODULES)
+    return sorted(set(globals()) | _SUBMODULES | {"__version__"})

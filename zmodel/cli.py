@@ -79,14 +79,9 @@ def _one_line(text: str) -> str:
 
 
 def _version() -> str:
-    from importlib import metadata
+    import zmodel
 
-    try:
-        return metadata.version("zmodel")
-    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-        import zmodel
-
-        return getattr(zmodel, "__version__", "unknown")
+    return zmodel.__version__  # package metadata (zmodel/__init__.py)
 
 
 def _progress_enabled() -> bool:

@@ -1,14 +1,16 @@
-"""The documented numbers, with provenance: loaders for ``data/``.
+"""The documented numbers, with provenance: loaders for the data shipped in the package.
 
 Every quantitative claim of the five seed documents is one row of a catalog CSV in
-``data/catalog/<doc>.csv`` (with a short ``<doc>.toml`` beside it); the DASD driver
-histograms printed in the ``fs03`` deck are a tidy table in ``data/dasd_statistics.csv``.
+``zmodel/_data/catalog/<doc>.csv`` (with a short ``<doc>.toml`` beside it); the DASD driver
+histograms printed in the ``fs03`` deck are a tidy table in ``zmodel/_data/dasd_statistics.csv``.
 The loaders here read those files, check them against the schema and return typed pandas
 DataFrames. A malformed file raises :class:`ValueError` naming the file, the row and the
 column, so that a bad edit is found where it was made.
 
-``data/`` is found beside the ``zmodel`` package (repository layout); the environment
-variable ``ZMODEL_DATA`` overrides that, and every loader also takes ``data_dir=``.
+The folder is found by :func:`zmodel.hardware.catalog.data_folder`, the one rule: the
+data shipped inside the package (``zmodel/_data/``, through :mod:`importlib.resources`);
+the environment variable ``ZMODEL_DATA`` overrides that, and every loader also takes
+``data_dir=``.
 
 This module sits beside the model layers: pandas is imported inside the loaders, never at
 module import.
@@ -30,7 +32,7 @@ import math
 import re
 from pathlib import Path
 
-from zmodel.hardware.catalog import data_folder  # one rule for where data/ lives
+from zmodel.hardware.catalog import data_folder  # one rule for where the data lives
 
 __all__ = [
     "CATALOG_COLUMNS",
@@ -49,7 +51,7 @@ CATALOG_COLUMNS = (
     "id", "source", "location", "quantity", "system", "conditions",
     "value", "unit", "kind", "verbatim", "model_area", "notes",
 )
-#: Columns of ``data/dasd_statistics.csv``, in their required order.
+#: Columns of ``zmodel/_data/dasd_statistics.csv``, in their required order.
 DASD_COLUMNS = ("histogram", "bucket", "lower", "upper", "unit", "count")
 
 #: Document short name -> seed file name, in seed order (the catalog's row order).
@@ -72,7 +74,7 @@ MODEL_AREAS = frozenset({
 })
 #: Units whose value is text, not a number.
 TEXT_UNITS = frozenset({"version", "date"})
-#: Keys every ``data/catalog/<doc>.toml`` must have.
+#: Keys every ``zmodel/_data/catalog/<doc>.toml`` must have.
 METADATA_KEYS = (
     "source", "title", "authors", "venue", "date", "description", "ocr_notes",
     "extracted_by", "rows",
@@ -212,7 +214,7 @@ def _as_set(name: str, value, allowed) -> set[str]:
 def measurements(source=None, model_area=None, ids=None, *, data_dir=None):
     """The whole catalog of documented numbers as one typed DataFrame.
 
-    All ``data/catalog/*.csv`` are read (documents in seed order, rows in file order), each
+    All ``zmodel/_data/catalog/*.csv`` are read (documents in seed order, rows in file order), each
     row checked against the schema, and concatenated.
 
     Parameters
@@ -279,7 +281,7 @@ def catalog_metadata(*, data_dir=None) -> dict[str, dict]:
     Returns
     -------
     dict
-        Document short name -> the parsed ``data/catalog/<doc>.toml``.
+        Document short name -> the parsed ``zmodel/_data/catalog/<doc>.toml``.
 
     Raises
     ------

@@ -10,7 +10,7 @@ def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None):
     Parameters
     ----------
     ids : iterable of str
-        Catalog ids (data/catalog/); an unknown id raises ``ValueError`` (the loader's).
+        Catalog ids (zmodel/_data/catalog/); an unknown id raises ``ValueError`` (the loader's).
     kinds : mapping id -> kind, optional
         Kinds under which the fit reads some rows, where the phrase's bound word in the
         catalog is not how the number enters the model; each fit module states why.

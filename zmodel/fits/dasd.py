@@ -3,7 +3,7 @@
 Source: K. Bergmann, "Linux Filesystems", zSeries Expo 2003 (seed
 ``004_0d27ef34b5d760a7.txt``), slide "/proc/dasd/statistics – Example": 56881 requests
 of one Linux guest (SLES8, 2.4 kernel) on an ESS 2105-F20, binned by the DASD driver
-(``data/dasd_statistics.csv``; bucket rule and units in ``data/dasd_statistics.toml``).
+(``zmodel/_data/dasd_statistics.csv``; bucket rule and units in ``zmodel/_data/dasd_statistics.toml``).
 
 The model is :class:`zmodel.hardware.dasd.DasdVolume`. How it is fitted (a multinomial
 maximum-likelihood fit with :func:`scipy.optimize.minimize`, not the catalog engine
@@ -195,7 +195,7 @@ def fit_dasd_statistics(components: int = 4, data_dir=None) -> DasdFitResult:
     components : int
         Number of log-normal components of the service law [1].
     data_dir : path, optional
-        Override of the ``data/`` folder.
+        Override of the data folder (:func:`zmodel.data.data_folder`).
 
     Returns
     -------

@@ -174,7 +174,7 @@ def calibrate_storage(links: int = LINKS, data_dir=None):
     links : int
         Host links per server in the iozone comparison [1].
     data_dir : path, optional
-        Override of the ``data/`` folder for the catalog.
+        Override of the data folder (:func:`zmodel.data.data_folder`) for the catalog.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """The hardware catalog: named components' specification values, with provenance, in SI units.
 
-Each family is one table ``data/hardware/<family>.csv`` (one row per parameter of a
+Each family is one table ``zmodel/_data/hardware/<family>.csv`` (one row per parameter of a
 named component) with a short ``<family>.toml`` beside it. The columns, in this order:
 
 ``name``          catalog name, e.g. ``"DS8300"``
@@ -22,8 +22,9 @@ layer): memory and cache sizes ``KB``/``MB``/``GB``/``TB`` are binary (2^10, 2^2
 link rates ``Mbit/s``/``Gbit/s`` are 1e6/1e9 bit/s; ``rpm`` becomes revolutions per
 second; ``ns``/``us``/``ms`` become seconds; ``%`` becomes a fraction; ``count`` is 1.
 
-``data/`` is found beside the ``zmodel`` package (the repository root); the environment
-variable ``ZMODEL_DATA`` overrides that, and every function takes ``data_dir=``.
+The tables ship inside the package (``zmodel/_data/``, read through
+:mod:`importlib.resources`, see :func:`data_folder`); the environment variable
+``ZMODEL_DATA`` overrides that, and every function takes ``data_dir=``.
 pandas is imported only by :func:`table`.
 
 Examples
@@ -39,10 +40,14 @@ True
 """
 from __future__ import annotations
 
+import atexit
 import csv
 import math
 import os
 import re
+import shutil
+import tempfile
+from importlib import resources
 from pathlib import Path
 
 __all__ = [
@@ -97,29 +102,67 @@ _SEED_RE = re.compile(r"^\d{3}_[0-9a-f]+\.txt$")
 _CACHE: dict[tuple[str, int, int], dict] = {}
 
 
-def data_folder(data_dir: str | os.PathLike | None = None) -> Path:
-    """Folder holding the data tables (``catalog/``, ``hardware/``, ``dasd_statistics.csv``).
+#: The package's data folder, relative to the ``zmodel`` package (a resource path).
+PACKAGE_DATA = "_data"
+_EXTRACTED: list[Path] = []
 
-    The one rule for where ``data/`` lives; :mod:`zmodel.data` (beside the layers)
-    uses it too.
+
+def data_folder(data_dir: str | os.PathLike | None = None) -> Path:
+    """Folder holding the data tables: the one rule for where the data lives.
+
+    :mod:`zmodel.data` (beside the layers) uses it too. The folder's layout::
+
+        catalog/<doc>.csv, .toml      documented numbers, one file per seed document
+        hardware/<family>.csv, .toml  the hardware catalog (this module)
+        dasd_statistics.csv, .toml    the fs03 /proc/dasd/statistics sample
+        params/, validation/          parameter store, validation set (to come)
 
     Parameters
     ----------
     data_dir : path-like, optional
-        Explicit folder; wins over everything else.
+        Explicit folder with that layout; wins over everything else.
 
     Returns
     -------
     pathlib.Path
-        ``data_dir`` if given, else ``$ZMODEL_DATA`` if set, else ``data/`` at the
-        repository root (beside the ``zmodel`` package).
+        ``data_dir`` if given, else ``$ZMODEL_DATA`` if set, else the data shipped
+        inside the package, ``importlib.resources.files("zmodel") / "_data"`` (for a
+        package imported from a zip archive, a copy extracted once per process).
+
+    Examples
+    --------
+    >>> (data_folder() / "hardware" / "links.csv").is_file()
+    True
     """
     if data_dir is not None:
         return Path(data_dir)
     env = os.environ.get("ZMODEL_DATA")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "data"
+    return _packaged_data()
+
+
+def _packaged_data() -> Path:
+    """The package's data folder as a file-system path (extracted if the package is zipped)."""
+    root = resources.files("zmodel").joinpath(PACKAGE_DATA)
+    if isinstance(root, Path):  # an ordinary installation or a checkout
+        return root
+    if not _EXTRACTED:  # e.g. zipimport: the csv module and stat() need real files
+        target = Path(tempfile.mkdtemp(prefix="zmodel-data-"))
+        atexit.register(shutil.rmtree, target, ignore_errors=True)
+        _copy_tree(root, target)
+        _EXTRACTED.append(target)
+    return _EXTRACTED[0]
+
+
+def _copy_tree(source, target: Path) -> None:
+    """Copy a :class:`importlib.resources.abc.Traversable` folder to ``target``."""
+    for item in source.iterdir():
+        if item.is_dir():
+            (target / item.name).mkdir()
+            _copy_tree(item, target / item.name)
+        else:
+            (target / item.name).write_bytes(item.read_bytes())
 
 
 def to_si(value: float, unit: str) -> tuple[float, str]:

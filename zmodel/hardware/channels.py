@@ -185,7 +185,7 @@ class ChannelLink:
     @classmethod
     def from_catalog(cls, name: str, *, command_time: float | None = None, data_dir=None,
                      **overrides) -> "ChannelLink":
-        """Build a link from ``data/hardware/links.csv`` (values in SI, converted once there).
+        """Build a link from ``zmodel/_data/hardware/links.csv`` (values in SI, converted once there).
 
         Parameters
         ----------

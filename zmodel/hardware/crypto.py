@@ -90,7 +90,7 @@ class CryptoAccelerator:
     @classmethod
     def from_catalog(cls, name: str, rsa_service_time: float, features: int = 1,
                      offload_cpu: float = 0.0) -> "CryptoAccelerator":
-        """Build from ``data/hardware/crypto.csv``: ``adapters = features x
+        """Build from ``zmodel/_data/hardware/crypto.csv``: ``adapters = features x
         adapters_per_feature`` (via :func:`zmodel.hardware.catalog.component`)."""
         from zmodel.hardware import catalog  # written by the channel engineer
 

@@ -5,7 +5,7 @@ The Linux for zSeries 2.4 DASD driver keeps, per I/O request, four clock stamps
 queue *chanq*, ``startclk`` at START SUBCHANNEL, ``stopclk`` at the I/O interrupt,
 ``endclk`` when the request ends) and bins the differences in powers of two of
 microseconds (driver ``drivers/s390/block/dasd.c``, Linux 2.4.21, functions
-``dasd_profile_add`` and ``dasd_chanq_enq``; see ``data/dasd_statistics.toml``).
+``dasd_profile_add`` and ``dasd_chanq_enq``; see ``zmodel/_data/dasd_statistics.toml``).
 
 The model of one volume (an ECKD 3390 volume on an ESS behind a FICON channel):
 

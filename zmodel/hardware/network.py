@@ -219,7 +219,7 @@ class NetworkAdapter:
     @classmethod
     def from_catalog(cls, name: str, per_packet_time: float = 0.0, mtu: float | None = None,
                      **overrides) -> "NetworkAdapter":
-        """Build from the catalog row set ``data/hardware/adapters.csv`` (SI via
+        """Build from the catalog row set ``zmodel/_data/hardware/adapters.csv`` (SI via
         :func:`zmodel.hardware.catalog.component`).
 
         ``mtu`` defaults to the catalog's ``mtu``; HiperSockets get no frame overhead

@@ -505,7 +505,7 @@ class StorageServer:
 
     @classmethod
     def from_catalog(cls, name: str, **overrides) -> "StorageServer":
-        """Build from ``data/hardware/storage_servers.csv`` via :mod:`zmodel.hardware.catalog`.
+        """Build from ``zmodel/_data/hardware/storage_servers.csv`` via :mod:`zmodel.hardware.catalog`.
 
         ``overrides`` replace constructor arguments (e.g. ``links=8``).
         """

@@ -71,7 +71,7 @@ __all__ = [
 #: clock of the reference processor of :class:`~zmodel.kernel.versions.KernelCosts` (z990) [1/s]
 REFERENCE_CLOCK = 1.2e9
 #: channel command time when the link catalog gives no maximum I/O rate: 1/7200 s, the
-#: documented FICON-1G maximum I/O rate of ``data/hardware/links.csv`` [s]
+#: documented FICON-1G maximum I/O rate of ``zmodel/_data/hardware/links.csv`` [s]
 DEFAULT_COMMAND_TIME = 1.0 / 7200.0
 HYPERVISOR_TYPES = ("none", "lpar", "zvm")
 #: columns of :meth:`Scenario.predict` after the swept key paths
@@ -181,13 +181,13 @@ class Hardware:
     Attributes
     ----------
     processor : str
-        Catalog name (``data/hardware/processors.csv``).
+        Catalog name (``zmodel/_data/hardware/processors.csv``).
     cpus : int
         Logical CPUs of the Linux image [1].
     storage_server : str or None
-        Catalog name (``data/hardware/storage_servers.csv``); required for I/O workloads.
+        Catalog name (``zmodel/_data/hardware/storage_servers.csv``); required for I/O workloads.
     channel : str or None
-        Catalog name of a link (``data/hardware/links.csv``); required for I/O workloads.
+        Catalog name of a link (``zmodel/_data/hardware/links.csv``); required for I/O workloads.
     channels : int
         Channel paths used (multibus), 1..8 [1].
     """
