@@ -44,6 +44,10 @@ __all__ = [
     "dasd_statistics",
     "data_folder",
     "measurements",
+    "VALIDATION_AREAS",
+    "VALIDATION_COLUMNS",
+    "VALIDATION_KINDS",
+    "validation_figures",
 ]
 
 #: Catalog CSV columns, in their required order.
@@ -72,6 +76,19 @@ MODEL_AREAS = frozenset({
     "hypervisor", "io_scheduler", "filesystem", "numa", "scheduler", "kernel",
     "benchmark", "other",
 })
+#: Columns of ``data/validation/figures.csv``, in their required order.
+VALIDATION_COLUMNS = (
+    "id", "area", "quantity", "value", "unit", "kind", "platform", "conditions",
+    "title", "publisher", "year", "document", "page", "location", "verbatim",
+    "expressible", "missing", "notes",
+)
+#: Areas of the validation set (issue 12); a validation id is ``val.<area>.<slug>``.
+VALIDATION_AREAS = frozenset({
+    "channels", "pav", "storage", "disks", "io_schedulers", "hypervisor", "locks", "memory",
+    "network", "crypto", "kernel_versions",
+})
+#: Kinds a validation figure may have: the catalog's, without configuration and shape.
+VALIDATION_KINDS = KINDS - {"configuration", "shape"}
 #: Units whose value is text, not a number.
 TEXT_UNITS = frozenset({"version", "date"})
 #: Keys every ``zmodel/_data/catalog/<doc>.toml`` must have.
@@ -84,6 +101,9 @@ _SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 _ID_RE = re.compile(rf"^(?P<doc>[a-z0-9]+)\.(?P<slug>{_SLUG})$")
 _DATE_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
 _HISTOGRAM_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_VAL_ID_RE = re.compile(rf"^val\.(?P<area>[a-z][a-z_]*)\.(?P<slug>{_SLUG})$")
+_YEAR_RE = re.compile(r"^(19|20)\d{2}$")
+_CONDITION_RE = re.compile(r"^[a-z][a-z0-9_]*=\S.*$")
 _N_BUCKETS = 32
 
 
@@ -393,6 +413,111 @@ def dasd_statistics(*, data_dir=None):
     frame = pd.DataFrame.from_records(records, columns=list(DASD_COLUMNS))
     frame = frame.astype({"histogram": "string", "bucket": "int64", "lower": "float64",
                           "upper": "float64", "unit": "string", "count": "int64"})
+    meta_path = path.with_suffix(".toml")
+    if meta_path.exists():
+        try:
+            frame.attrs["metadata"] = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
+    return frame
+
+
+def _check_validation_row(path: Path, number: int, rec: dict[str, str]) -> None:
+    def bad(column: str, message: str) -> ValueError:
+        return _fail(path, f"row {number}, column {column!r}", message)
+
+    match = _VAL_ID_RE.match(rec["id"])
+    if not match:
+        raise bad("id", "id must look like 'val.<area>.<slug>' with a slug of lowercase letters, "
+                        f"digits and single hyphens, got {rec['id']!r}")
+    if rec["area"] not in VALIDATION_AREAS:
+        raise bad("area", f"area must be one of {sorted(VALIDATION_AREAS)}, got {rec['area']!r}")
+    if match["area"] != rec["area"]:
+        raise bad("id", f"id must start with 'val.{rec['area']}.' (its area), got {rec['id']!r}")
+    if rec["kind"] not in VALIDATION_KINDS:
+        raise bad("kind", f"kind must be one of {sorted(VALIDATION_KINDS)}, got {rec['kind']!r}")
+    if not _is_number(rec["value"]):
+        raise bad("value", f"value must be a finite number, got {rec['value']!r}")
+    for column in ("quantity", "unit", "platform", "conditions", "title", "publisher", "document",
+                   "page", "location", "verbatim"):
+        if not rec[column].strip():
+            raise bad(column, f"{column} must not be empty (every figure carries its provenance)")
+    if not _YEAR_RE.match(rec["year"]):
+        raise bad("year", f"year must be four digits (19xx or 20xx), got {rec['year']!r}")
+    pairs = [p.strip() for p in rec["conditions"].split(";") if p.strip()]
+    for pair in pairs:
+        if not _CONDITION_RE.match(pair):
+            raise bad("conditions", "conditions must be 'key=value' pairs separated by ';' with "
+                                    f"lowercase keys, got {pair!r}")
+    if rec["document"] in DOCUMENTS.values() or rec["document"] in DOCUMENTS:
+        raise bad("document", f"document must not be a seed document, got {rec['document']!r}")
+    if rec["expressible"] not in ("yes", "no"):
+        raise bad("expressible", f"expressible must be 'yes' or 'no', got {rec['expressible']!r}")
+    if rec["expressible"] == "no" and not rec["missing"].strip():
+        raise bad("missing", "missing must say what the library lacks when expressible is 'no'")
+    if rec["expressible"] == "yes" and rec["missing"].strip():
+        raise bad("missing", f"missing must be empty when expressible is 'yes', got {rec['missing']!r}")
+
+
+def validation_figures(area=None, *, data_dir=None):
+    """The validation set: published figures from outside the seed documents, never fitted.
+
+    Reads ``data/validation/figures.csv`` and checks every row against the schema described in
+    ``data/validation/figures.toml`` (issue 12, part 1). These rows are for judging
+    predictions (``zmodel validate``); no calibration reads them.
+
+    Parameters
+    ----------
+    area : str or iterable of str, optional
+        Keep only these areas (see :data:`VALIDATION_AREAS`).
+    data_dir : path-like, optional
+        Folder holding ``validation/``; default :func:`data_folder`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :data:`VALIDATION_COLUMNS` as pandas ``string`` dtype, except ``year`` (int64),
+        plus ``value_num`` (float64). ``.attrs["metadata"]`` holds the parsed
+        ``figures.toml`` when present.
+
+    Raises
+    ------
+    ValueError
+        A malformed file (message: ``figures.csv: row <n>, column '<col>': <rule>``, rows
+        counted from 1 after the header), a duplicate id, or an unknown area in ``area``.
+
+    Examples
+    --------
+    >>> from zmodel.data import validation_figures
+    >>> v = validation_figures(area="pav")
+    >>> sorted(set(v["expressible"]))
+    ['no']
+    """
+    import tomllib
+
+    import pandas as pd
+
+    root = data_folder(data_dir)
+    path = root / "validation" / "figures.csv"
+    if not path.is_file():
+        raise ValueError(f"validation figures not found: {path} (set ZMODEL_DATA or pass data_dir)")
+    records = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(_read_rows(path, VALIDATION_COLUMNS), start=1):
+        rec = dict(zip(VALIDATION_COLUMNS, row))
+        _check_validation_row(path, number, rec)
+        if rec["id"] in seen:
+            raise _fail(path, f"row {number}, column 'id'",
+                        f"duplicate id {rec['id']!r} (first at row {seen[rec['id']]})")
+        seen[rec["id"]] = number
+        records.append(rec)
+    frame = pd.DataFrame.from_records(records, columns=list(VALIDATION_COLUMNS))
+    frame = frame.astype({c: "string" for c in VALIDATION_COLUMNS if c != "year"})
+    frame["year"] = frame["year"].astype("int64")
+    frame["value_num"] = frame["value"].astype(str).astype("float64")
+    if area is not None:
+        frame = frame[frame["area"].isin(_as_set("area", area, VALIDATION_AREAS))]
+        frame = frame.reset_index(drop=True)
     meta_path = path.with_suffix(".toml")
     if meta_path.exists():
         try:
