@@ -1,4 +1,4 @@
-"""Tests for the validation set (data/validation/, issue 12 part 1) and its loader.
+"""Tests for the validation set (zmodel/_data/validation/, issue 12 part 1) and its loader.
 
 The validation figures come from published sources outside the five seed documents and are
 never used for fitting. These tests check the schema (with errors naming file, row and

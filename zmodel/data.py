@@ -76,7 +76,7 @@ MODEL_AREAS = frozenset({
     "hypervisor", "io_scheduler", "filesystem", "numa", "scheduler", "kernel",
     "benchmark", "other",
 })
-#: Columns of ``data/validation/figures.csv``, in their required order.
+#: Columns of ``zmodel/_data/validation/figures.csv``, in their required order.
 VALIDATION_COLUMNS = (
     "id", "area", "quantity", "value", "unit", "kind", "platform", "conditions",
     "title", "publisher", "year", "document", "page", "location", "verbatim",
@@ -462,8 +462,8 @@ def _check_validation_row(path: Path, number: int, rec: dict[str, str]) -> None:
 def validation_figures(area=None, *, data_dir=None):
     """The validation set: published figures from outside the seed documents, never fitted.
 
-    Reads ``data/validation/figures.csv`` and checks every row against the schema described in
-    ``data/validation/figures.toml`` (issue 12, part 1). These rows are for judging
+    Reads ``zmodel/_data/validation/figures.csv`` and checks every row against the schema described in
+    ``zmodel/_data/validation/figures.toml`` (issue 12, part 1). These rows are for judging
     predictions (``zmodel validate``); no calibration reads them.
 
     Parameters
