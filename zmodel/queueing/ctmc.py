@@ -135,8 +135,9 @@ def ctmc_steady_state(generator) -> CTMCSteadyStateResult:
 
         \pi Q = 0,\qquad \sum_i \pi_i = 1,
 
-    by replacing one balance equation of the transposed system with the
-    normalisation and a sparse LU solve (``scipy.sparse.linalg.spsolve``). The chain
+    by fixing :math:`\pi_0 = 1`, solving the remaining S - 1 balance equations with a
+    sparse LU factorisation (``scipy.sparse.linalg.spsolve``, which keeps the factors
+    sparse, unlike a dense normalisation row) and normalising. The chain
     must be irreducible (one strongly connected component), otherwise the stationary
     distribution is not unique and a ``ValueError`` says so. Round-off negatives
     (below 1e-14 of the total) are set to 0 and pi renormalised.
@@ -167,11 +168,12 @@ def ctmc_steady_state(generator) -> CTMCSteadyStateResult:
     if ncomp != 1:
         raise ValueError(f"generator must be irreducible (one communicating class), got "
                          f"{ncomp} strongly connected components")
-    A = Q.T.tolil()
-    A[S - 1, :] = np.ones(S)
-    b = np.zeros(S)
-    b[S - 1] = 1.0
-    pi = spsolve(sp.csc_matrix(A), b)
+    # pi_0 = 1, then the other S - 1 balance equations (a dense normalisation row would
+    # wreck the sparsity of the LU factors); normalise at the end
+    QT = Q.T.tocsc()
+    A = QT[1:, 1:]
+    b = -np.asarray(QT[1:, 0].todense()).ravel()
+    pi = np.concatenate(([1.0], np.atleast_1d(spsolve(sp.csc_matrix(A), b))))
     pi = np.where(pi < 1e-14 * np.abs(pi).sum(), 0.0, pi)
     pi = pi / pi.sum()
     residual = float(np.abs(Q.T @ pi).max())
