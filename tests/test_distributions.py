@@ -162,8 +162,8 @@ def test_time_unit_does_not_matter(scale):
 
 def test_large_population_geometric_limit():
     # As N -> inf the bottleneck (D = 0.5) holds all but O(1) jobs and each other single
-    # server station tends to a geometric law with ratio D_k / D_max (Lazowska et al.
-    # 1984, §5.3 asymptotics; the product form with the bottleneck factor removed).
+    # server station tends to a geometric law with ratio D_k / D_max (the product
+    # form with the bottleneck factor removed, normalised over j).
     D = [0.5, 0.2, 0.4]
     r = marginal_probabilities(D, 100_000)
     for k in (1, 2):
@@ -249,6 +249,35 @@ def test_mmc_percentile_simulation():
     assert lo <= 0.9 <= hi, (lo, hi)
     lo, hi = confidence_interval(fw)
     assert lo <= 0.9 <= hi, (lo, hi)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.floats(0.05, 0.98), st.floats(1e-6, 1e6), st.floats(0.01, 0.999))
+def test_mmc_percentile_invariants(c, rho, s, p):
+    # the percentile solves the tail equation (scale-free: t_p / S depends on c, rho, p
+    # only), W <= T, and the single-server case is the exponential law
+    lam = rho * c / s
+    r = mmc_percentiles(lam, s, c, p)
+    r2 = mmc_percentiles(lam / 7.0, s * 7.0, c, p)
+    assert r2.response_time == pytest.approx(7.0 * r.response_time, rel=1e-9)
+    assert r.waiting_time <= r.response_time
+    higher = mmc_percentiles(lam, s, c, min(p + (1 - p) / 2, 0.9999))
+    assert higher.response_time > r.response_time
+    if c == 1:
+        assert r.response_time == pytest.approx(-math.log(1 - p) * s / (1 - rho), rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0.01, 5.0), min_size=1, max_size=4), st.integers(1, 25),
+       st.floats(0.0, 10.0), st.lists(st.sampled_from([1, 2, 3]), min_size=4, max_size=4),
+       st.floats(0.05, 0.95))
+def test_closed_station_percentile_invariants(D, N, Z, servers, p):
+    servers = servers[:len(D)]
+    r = closed_station_percentiles(D, N, p, think_time=Z, servers=servers)
+    m = mva(D, N, Z, servers)
+    np.testing.assert_allclose(r.mean_response_time, m.residence_time, rtol=1e-9)
+    assert (r.waiting_time <= r.response_time).all()
+    assert (r.response_time >= -np.log(1 - p) * np.array(D) - 1e-12).all()  # >= service alone
 
 
 def test_mmc_percentile_saturated_and_series():

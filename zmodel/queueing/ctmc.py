@@ -10,6 +10,9 @@
 
 The generator is a ``scipy.sparse`` matrix (any format; dense arrays are accepted),
 rows = from-state, off-diagonal entries >= 0, each row summing to 0.
+
+Book sections cited in this module's References were not re-checked against the printed
+books in this session (no copy at hand; chapter-level pointers); papers carry DOIs.
 """
 from __future__ import annotations
 

@@ -8,6 +8,9 @@
 
 The log-space convolution runs in :mod:`zmodel.queueing._kernels_dist` (Numba, imported
 on first call).
+
+Book sections cited in this module's References were not re-checked against the printed
+books in this session (no copy at hand; chapter-level pointers); papers carry DOIs.
 """
 from __future__ import annotations
 

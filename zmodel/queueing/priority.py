@@ -9,6 +9,9 @@
 
 ``priorities``: one non-negative integer per class, 0 = highest; classes with the same
 priority are served FCFS among themselves.
+
+Book sections cited in this module's References were not re-checked against the printed
+books in this session (no copy at hand; chapter-level pointers); papers carry DOIs.
 """
 from __future__ import annotations
 

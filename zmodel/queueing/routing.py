@@ -5,6 +5,9 @@
 * :func:`routed_network` -- solve such a network: closed chains by exact multi-class MVA
   (:func:`~zmodel.queueing.mva_multiclass`), mixed ones by
   :func:`~zmodel.queueing.mixed_network`, results per class and station.
+
+Book sections cited in this module's References were not re-checked against the printed
+books in this session (no copy at hand; chapter-level pointers); papers carry DOIs.
 """
 from __future__ import annotations
 
