@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from scipy.stats import t as student_t
 
 from zmodel.queueing.closed import mva
-from zmodel.queueing.distributions import (closed_station_percentiles, marginal_probabilities,
-                                           mmc_percentiles)
+from zmodel.queueing.distributions import (closed_cycle_percentile, closed_station_percentiles,
+                                           marginal_probabilities, mmc_percentiles)
 
 # --------------------------------------------------------------------------- oracles
 
@@ -82,7 +82,7 @@ def simulate_cycle_sojourns(S, c, Z, N, horizon, warmup, rng, station):
     """Closed cycle think -> 0 -> ... -> K-1 -> think, FCFS exponential stations.
 
     Returns the sojourn times (wait + service) of the visits to ``station`` that began
-    after ``warmup``.
+    after ``warmup``; ``station=None`` returns whole passes 0 -> K-1 instead.
     """
     K = len(S)
     queues = [deque() for _ in range(K)]
@@ -91,8 +91,12 @@ def simulate_cycle_sojourns(S, c, Z, N, horizon, warmup, rng, station):
     t_arr = {}
     out = []
 
+    t_start = {}
+
     def arrive(t, k, job):
         t_arr[job] = t
+        if k == 0:
+            t_start[job] = t
         if busy[k] < c[k]:
             busy[k] += 1
             heapq.heappush(events, (t + rng.exponential(S[k]), next(seq), "dep", k, job))
@@ -110,6 +114,8 @@ def simulate_cycle_sojourns(S, c, Z, N, horizon, warmup, rng, station):
             continue
         if k == station and t_arr[job] >= warmup:
             out.append(t - t_arr[job])
+        if station is None and k == K - 1 and t_start[job] >= warmup:
+            out.append(t - t_start[job])
         if queues[k]:
             nxt = queues[k].popleft()
             heapq.heappush(events, (t + rng.exponential(S[k]), next(seq), "dep", k, nxt))
@@ -337,6 +343,45 @@ def test_delay_station_percentile_is_exponential():
     assert r.waiting_time[1] == 0.0
 
 
+# --------------------------------------------------------------------------- cycle percentile
+
+def test_cycle_percentile_one_job_is_hypoexponential():
+    # N = 1: no queueing, the pass is Exp(mean 1) + Exp(mean 2) + Exp(mean 0.5);
+    # P(R > t) = sum_i prod_{j != i} m_i / (m_i - m_j) e^{-t/m_i}, in mpmath
+    m = [1.0, 2.0, 0.5]
+    r = closed_cycle_percentile(m, 1, 0.95, think_time=3.0)
+    t = mpmath.mpf(r.response_time)
+    tail = sum(mpmath.e ** (-t / mi) * mpmath.fprod(mi / (mi - mj) for mj in m if mj != mi)
+               for mi in m)
+    assert float(tail) == pytest.approx(0.05, rel=1e-8)
+    assert r.mean_response_time == pytest.approx(3.5, rel=1e-12)
+
+
+def test_cycle_percentile_single_queue_is_the_station_law():
+    a = closed_cycle_percentile([0.4], 6, 0.9, think_time=1.5, servers=2)
+    b = closed_station_percentiles([0.4], 6, 0.9, think_time=1.5, servers=2)
+    assert a.response_time == pytest.approx(b.response_time[0], rel=1e-8)
+
+
+def test_cycle_percentile_mean_is_mva():
+    D, srv = [0.2, 0.5, 0.3], [1, 2, math.inf]
+    r = closed_cycle_percentile(D, 8, 0.5, think_time=1.0, servers=srv)
+    assert r.mean_response_time == pytest.approx(mva(D, 8, 1.0, srv).response_time, rel=1e-11)
+
+
+@pytest.mark.parametrize("S, c, Z, N", [([0.3, 0.5], [1, 2], 1.0, 6), ([0.2, 0.3], [1, 1], 0.0, 4)])
+def test_cycle_percentile_against_simulation(S, c, Z, N):
+    # Seeded simulation, 10 replications: the approximation's 90th percentile is not
+    # below the simulated one's 95 % confidence interval and at most 8 % above it (the
+    # accuracy stated in the docstring: independence widens the law).
+    r = closed_cycle_percentile(S, N, 0.9, think_time=Z, servers=c)
+    rng = np.random.default_rng(5)
+    q = [np.quantile(simulate_cycle_sojourns(S, c, Z, N, 8000.0, 400.0, rng, None), 0.9)
+         for _ in range(10)]
+    lo, hi = confidence_interval(q)
+    assert lo <= r.response_time <= 1.08 * hi, (lo, hi, r.response_time)
+
+
 # --------------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("call, match", [
@@ -350,6 +395,8 @@ def test_delay_station_percentile_is_exponential():
     (lambda: mmc_percentiles(1.0, 1.0, 2, 0.0), r"percentile must be in \(0, 1\)"),
     (lambda: mmc_percentiles(1.0, 0.0, 2, 0.5), "service_time must be positive"),
     (lambda: closed_station_percentiles([0.1], 0), "population must be >= 1"),
+    (lambda: closed_cycle_percentile([0.1], 0), "population must be >= 1"),
+    (lambda: closed_cycle_percentile([0.1], 2, 0.0), r"percentile must be in \(0, 1\)"),
     (lambda: closed_station_percentiles([0.1], 2, 1.5), r"percentile must be in \(0, 1\)"),
     (lambda: closed_station_percentiles([0.1, 0.2], 2, visits=[1.0]), "visits must be a scalar"),
     (lambda: closed_station_percentiles([0.1], 2, visits=0.0), "visits must be positive"),

@@ -52,7 +52,8 @@ _EXPORTS = {
     # distributions (distributions.py), routing (routing.py), priorities (priority.py),
     # Markov chains and finite capacity (ctmc.py)
     "marginal_probabilities": "distributions", "mmc_percentiles": "distributions",
-    "closed_station_percentiles": "distributions",
+    "closed_station_percentiles": "distributions", "closed_cycle_percentile": "distributions",
+    "CyclePercentileResult": "distributions",
     "MarginalProbabilitiesResult": "distributions", "PercentileResult": "distributions",
     "StationPercentileResult": "distributions",
     "routing_visits": "routing", "routed_network": "routing",

@@ -24,6 +24,7 @@ from ._result import Result
 from ._validate import as_float_array, as_int_array, as_servers, series_index, wrap, warn_saturated
 
 __all__ = ["marginal_probabilities", "mmc_percentiles", "closed_station_percentiles",
+           "closed_cycle_percentile", "CyclePercentileResult",
            "MarginalProbabilitiesResult", "PercentileResult", "StationPercentileResult"]
 
 _QUEUE, _DELAY, _MULTI = 0, 1, 2
@@ -266,12 +267,14 @@ def marginal_probabilities(service_demands, population, think_time=0.0,
 
 # --------------------------------------------------------------------------- percentiles
 
-def _invert_survival(survival, target: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def _invert_survival(survival, target: np.ndarray, scale: np.ndarray,
+                     rtol: float = 0.0) -> np.ndarray:
     """Smallest t >= 0 with survival(t) <= target, by bracketing and bisection.
 
     ``survival`` is vectorised and non-increasing in t; ``scale`` is a positive time
     scale per entry to start the bracket. Converges to the last bit (at most 1100
-    halvings; the loop stops when the bracket stops shrinking).
+    halvings; the loop stops when the bracket stops shrinking, or when it is narrower
+    than ``rtol`` times its upper end).
     """
     lo = np.zeros_like(target)
     hi = np.array(scale, dtype=float, copy=True)
@@ -283,7 +286,7 @@ def _invert_survival(survival, target: np.ndarray, scale: np.ndarray) -> np.ndar
         hi = np.where(big, hi * 2.0, hi)
     for _ in range(1100):
         mid = 0.5 * (lo + hi)
-        if not ((mid > lo) & (mid < hi)).any():
+        if not ((mid > lo) & (mid < hi) & (hi - lo > rtol * hi)).any():
             break
         above = survival(mid) > target
         lo = np.where(above, mid, lo)
@@ -515,3 +518,172 @@ def closed_station_percentiles(service_demands, population, percentile=0.95, thi
                                            np.array(tail), np.array(mean[k])))
     return StationPercentileResult(percentile=p, response_time=rt, waiting_time=wt,
                                    mean_response_time=mean)
+
+
+# --------------------------------------------------------------------------- cycle time
+
+@dataclasses.dataclass(frozen=True)
+class CyclePercentileResult(Result):
+    """Percentile of the response time of one pass through a cyclic closed network.
+
+    Attributes
+    ----------
+    percentile : float
+        The probability level p [1].
+    response_time : float
+        t with P(R <= t) = p, R the time from leaving the terminal to returning to it
+        (think time excluded) [s].
+    mean_response_time : float
+        E[R] under the same approximation (equals exact MVA's response time) [s].
+    method : str
+        ``"arrival theorem, independent stations"``.
+    phases : int
+        Size of the phase-type representation that was evaluated [1].
+    """
+
+    percentile: float
+    response_time: float
+    mean_response_time: float
+    method: str = "arrival theorem, independent stations"
+    phases: int = 0
+
+
+def _cycle_generator(arrival, D, srv, N):
+    """Phase-type generator of the sum of the per-station sojourns (absorbing last)."""
+    import scipy.sparse as sp
+
+    blocks = []  # per station: (entry probabilities over its phases, rates)
+    for k in range(D.size):
+        if D[k] == 0:
+            continue
+        mu = 1.0 / D[k]
+        c = N if np.isinf(srv[k]) else int(min(srv[k], N))
+        probs = arrival[k]
+        # phases: waiting stages m = M..1 (rate c mu each), then service (rate mu)
+        M = max(probs.size - c, 0)
+        entry = np.zeros(M + 1)
+        entry[M] = probs[:c].sum()  # straight into service
+        for j in range(c, probs.size):
+            entry[M - (j - c + 1)] = probs[j]  # m = j - c + 1 stages still to wait
+        rates = np.concatenate((np.full(M, c * mu), [mu]))
+        blocks.append((entry, rates))
+    sizes = [b[0].size for b in blocks]
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    S = int(offsets[-1]) + 1  # + absorbing state
+    rows, cols, vals = [], [], []
+    for b, (entry, rates) in enumerate(blocks):
+        o = offsets[b]
+        n = entry.size
+        # stage i -> i + 1 inside the block (waiting stages count down to service)
+        rows.append(o + np.arange(n - 1)); cols.append(o + np.arange(1, n)); vals.append(rates[:-1])
+        # service completion -> next block's entry distribution, or absorption
+        last = o + n - 1
+        if b + 1 < len(blocks):
+            nxt_entry = blocks[b + 1][0]
+            nz = np.flatnonzero(nxt_entry)
+            rows.append(np.full(nz.size, last)); cols.append(offsets[b + 1] + nz)
+            vals.append(rates[-1] * nxt_entry[nz])
+        else:
+            rows.append(np.array([last])); cols.append(np.array([S - 1])); vals.append(rates[-1:])
+    Q = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(S, S))
+    Q = (Q - sp.diags(np.asarray(Q.sum(axis=1)).ravel())).tocsr()
+    start = np.zeros(S)
+    start[:sizes[0]] = blocks[0][0]
+    return Q, start
+
+
+def closed_cycle_percentile(service_demands, population, percentile=0.95, think_time=0.0,
+                            servers=1) -> CyclePercentileResult:
+    r"""Response-time percentile of one pass through a cyclic closed product-form network.
+
+    Parameters
+    ----------
+    service_demands : array_like
+        Mean exponential service time of each station, visited once per pass in order,
+        shape (K,) [s].
+    population : int
+        Number of jobs N >= 1 [1].
+    percentile : float
+        Probability level p in (0, 1) [1].
+    think_time : float
+        Think time Z between passes (not part of the response time) [s].
+    servers : int, float or sequence of length K
+        1, an integer c > 1 (FCFS), or ``math.inf`` (delay) [1].
+
+    Returns
+    -------
+    CyclePercentileResult
+        ``response_time`` percentile [s], the approximation's mean [s], the number of
+        phases evaluated.
+
+    Notes
+    -----
+    The standard arrival-theorem approximation for response-time distributions in
+    closed networks (Lavenberg & Reiser 1980's arrival theorem per station, stations
+    treated as independent; e.g. Bolch et al. 2006, ch. 8 on response-time
+    distributions): each station's sojourn is the exact per-visit law of
+    :func:`closed_station_percentiles`, a mixture of
+    :math:`\mathrm{Erlang}(j-c+1, c\mu_k)^+ + \mathrm{Exp}(\mu_k)` over
+    :math:`j \sim \pi_k(\cdot \mid N-1)`, and the pass time is their sum as if the
+    stations were independent:
+
+    .. math::
+
+        P(R \le t) \approx P\Big(\sum_k T_k \le t\Big),\quad T_k \text{ independent}.
+
+    Its mean is exact (it equals MVA's :math:`\sum_k R_k`), and so is the whole law for
+    N = 1 or a single queueing station; otherwise the spread is approximate, because in
+    a closed network a long stay at one station goes with short queues at the next:
+    the independence assumption widens the law, so the percentile errs on the safe
+    (high) side. In seeded simulations of small cyclic networks (``tests/
+    test_distributions.py``) the 90th percentile came out 0-7 % above the simulated
+    one. The sum is a phase-type distribution with at most
+    :math:`\sum_k (N - c_k + 1)` phases; its absorption probability at t comes from
+    :func:`~zmodel.queueing.ctmc.ctmc_transient` (uniformisation) and the percentile by
+    bisection to a relative 1e-10.
+
+    References
+    ----------
+    S. S. Lavenberg, M. Reiser, J. Appl. Prob. 17(4):1048-1061, 1980.
+    doi:10.2307/3213214
+    K. C. Sevcik, I. Mitrani, J. ACM 28(2):358-371, 1981. doi:10.1145/322248.322257
+    G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, *Queueing Networks and Markov
+    Chains*, 2nd ed., Wiley 2006, ch. 8.
+
+    Examples
+    --------
+    One job alone in two single-server stations (D = 1 s and 2 s): no queueing, the pass
+    is Exp(1) + Exp(1/2), whose median t solves 2 e^{-t/2} - e^{-t} = 1/2.
+
+    >>> r = closed_cycle_percentile([1.0, 2.0], 1, 0.5)
+    >>> t = r.response_time; round(2 * math.exp(-t / 2) - math.exp(-t), 9)
+    0.5
+    """
+    from .ctmc import ctmc_transient
+
+    D, N, Z, srv = _check_closed(service_demands, population, think_time, servers)
+    if N < 1:
+        raise ValueError(f"population must be >= 1 for a response time, got {N}")
+    p = float(as_float_array("percentile", percentile))
+    if not 0 < p < 1:
+        raise ValueError(f"percentile must be in (0, 1), got {percentile!r}")
+    arrival = marginal_probabilities(D, N - 1, Z, srv).probabilities
+    Q, start = _cycle_generator(arrival, D, srv, N)
+    mean = 0.0
+    for k in range(D.size):
+        if D[k] == 0:
+            continue
+        c = N if np.isinf(srv[k]) else int(min(srv[k], N))
+        j = np.arange(arrival[k].size)
+        mean += D[k] + float(arrival[k] @ (np.maximum(j - c + 1, 0) * D[k] / c))
+
+    def survival(t):
+        t = float(np.asarray(t).reshape(-1)[0])
+        if t <= 0:
+            return np.array([1.0])
+        return np.array([1.0 - ctmc_transient(Q, start, [t], tol=1e-14).probabilities[0, -1]])
+
+    t = float(_invert_survival(survival, np.array([1.0 - p]), np.array([mean]), rtol=1e-10)[0])
+    return CyclePercentileResult(percentile=p, response_time=t, mean_response_time=float(mean),
+                                 phases=Q.shape[0])
