@@ -40,7 +40,8 @@ def random_generator(rng, S, density=0.4):
 # --------------------------------------------------------------------------- steady state
 
 def test_mm1b_closed_form():
-    # M/M/1/B: p_n = (1 - rho) rho^n / (1 - rho^(B+1))  (M/M/1/K birth-death chain; Kleinrock vol. 1, ch. 3)
+    # M/M/1/B: p_n = (1 - rho) rho^n / (1 - rho^(B+1))
+    # (the M/M/1/K birth-death chain; Kleinrock vol. 1, ch. 3)
     lam, mu, B = 0.8, 1.0, 10
     rho = lam / mu
     expected = [(1 - rho) * rho**n / (1 - rho ** (B + 1)) for n in range(B + 1)]

@@ -147,8 +147,8 @@ def test_same_level_is_fcfs_and_highest_preemptive_is_alone():
 @given(st.lists(st.tuples(st.floats(0.01, 1.0), st.floats(0.1, 2.0), st.integers(0, 3)),
                 min_size=1, max_size=4))
 def test_conservation_law(classes):
-    # Kleinrock's conservation law (vol. 2, ch. 3): with exponential service, HOL leaves the load-weighted
-    # wait of the FCFS queue unchanged: sum rho_r W_r = rho W0 / (1 - rho).
+    # Kleinrock's conservation law (vol. 2, ch. 3): with exponential service, HOL leaves
+    # the load-weighted wait of the FCFS queue unchanged: sum rho_r W_r = rho W0 / (1 - rho).
     lam = np.array([c[0] for c in classes])
     s = np.array([c[1] for c in classes])
     rho = lam * s

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zmodel.queueing.closed import mva, mva_multiclass
+from zmodel.queueing.closed import mva
 from zmodel.queueing.routing import routed_network, routing_visits
 
 

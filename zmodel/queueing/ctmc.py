@@ -446,8 +446,6 @@ def finite_capacity_generator(service_times, routing, capacity, servers=1, *,
     >>> states.ravel().tolist(), Q.toarray().tolist()
     ([0, 1, 2], [[-1.0, 1.0, 0.0], [2.0, -3.0, 1.0], [0.0, 2.0, -2.0]])
     """
-    import scipy.sparse as sp
-
     S, P, srv, cap, lam, N = _check_finite_network(service_times, routing, servers, capacity,
                                                    arrival_rates, population)
     return _generator(S, P, srv, cap, lam, N)[:2]

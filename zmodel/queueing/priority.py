@@ -287,8 +287,9 @@ def open_priority_network(arrival_rates, service_times, priorities, visits=1.0, 
     prio = _check_priorities(priorities, C)
     srv = as_servers(servers, K)
     if (np.isfinite(srv) & (srv != 1)).any():
+        bad = srv[np.isfinite(srv) & (srv != 1)][0]
         raise ValueError("servers must be 1 or math.inf in open_priority_network (multi-server "
-                         f"priority stations are not modelled), got {srv[np.isfinite(srv) & (srv != 1)][0]:g}")
+                         f"priority stations are not modelled), got {bad:g}")
     resid = np.zeros((C, K))
     sat_any = np.zeros(C, dtype=bool)
     for k in range(K):
