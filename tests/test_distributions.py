@@ -213,6 +213,20 @@ def test_marginals_against_simulation():
             assert lo <= r.probabilities[k, j] <= hi, (k, j, lo, hi, r.probabilities[k, j])
 
 
+def test_batch_of_networks():
+    D = np.array([[[0.1, 0.2], [0.3, 0.1], [0.2, 0.2]], [[0.5, 0.1], [0.1, 0.5], [1.0, 1.0]]])
+    Z = np.array([[0.0], [2.0]])  # broadcast over the (2, 3) batch
+    r = marginal_probabilities(D, 5, Z, servers=[1, 2])
+    assert r.probabilities.shape == (2, 3, 2, 6) and np.shape(r.throughput) == (2, 3)
+    for i, k in np.ndindex(2, 3):
+        one = marginal_probabilities(D[i, k], 5, float(Z[i, 0]), servers=[1, 2])
+        np.testing.assert_array_equal(r.probabilities[i, k], one.probabilities)
+        assert r.throughput[i, k] == one.throughput
+    f = r.to_frame()
+    assert list(f.columns) == ["batch_0", "batch_1", "station", "jobs", "probability"]
+    assert len(f) == 72
+
+
 def test_population_zero():
     r = marginal_probabilities([0.1, 0.2], 0)
     np.testing.assert_array_equal(r.probabilities, [[1.0], [1.0]])
@@ -418,7 +432,10 @@ def test_cycle_percentile_against_simulation(S, c, Z, N):
 # --------------------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: marginal_probabilities([[0.1]], 2), r"service_demands must have shape \(stations,\)"),
+    (lambda: marginal_probabilities(0.1, 2), r"service_demands must have shape \(\.\.\., stations\)"),
+    (lambda: closed_station_percentiles([[0.1]], 2), r"service_demands must have shape \(stations,\)"),
+    (lambda: marginal_probabilities([[0.1], [0.2]], 2, [1.0, 2.0, 3.0]),
+     "think_time must broadcast against the batch shape"),
     (lambda: marginal_probabilities([0.1], -1), "population must be an integer >= 0"),
     (lambda: marginal_probabilities([0.1], 2.5), "population must be an integer"),
     (lambda: marginal_probabilities([0.0], 2), "must not all be zero"),

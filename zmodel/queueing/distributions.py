@@ -39,15 +39,15 @@ class MarginalProbabilitiesResult(Result):
     Attributes
     ----------
     probabilities : ndarray
-        P(n_k = j | N), shape (K, N + 1) [1].
+        P(n_k = j | N), shape batch + (K, N + 1) [1].
     log_normalizing_constant : ndarray
-        log G(n) for n = 0..N, shape (N + 1,), in the demand's time unit [1].
-    throughput : float
-        X(N) = G(N - 1)/G(N) [1/s].
+        log G(n) for n = 0..N, shape batch + (N + 1,), in the demand's time unit [1].
+    throughput : float or ndarray
+        X(N) = G(N - 1)/G(N), batch shape [1/s].
     queue_length : ndarray
-        Mean number at each station, sum_j j P(n_k = j), shape (K,) [1].
+        Mean number at each station, sum_j j P(n_k = j), batch + (K,) [1].
     utilization : ndarray
-        Per server, X D_k / c_k (0 at a delay station), shape (K,) [1].
+        Per server, X D_k / c_k (0 at a delay station), batch + (K,) [1].
     """
 
     probabilities: np.ndarray
@@ -59,13 +59,15 @@ class MarginalProbabilitiesResult(Result):
     trailing_dims: ClassVar[tuple[str, ...]] = ("station",)
 
     def to_frame(self):
-        """One row per (station, jobs): ``station``, ``jobs``, ``probability``."""
+        """One row per ([batch,] station, jobs): ``station``, ``jobs``, ``probability``."""
         import pandas as pd
 
-        K, M = self.probabilities.shape
-        return pd.DataFrame({"station": np.repeat(np.arange(K), M),
-                             "jobs": np.tile(np.arange(M), K),
-                             "probability": self.probabilities.ravel()})
+        P = self.probabilities
+        grids = np.meshgrid(*(np.arange(n) for n in P.shape), indexing="ij")
+        names = [f"batch_{i}" if P.ndim > 3 else "batch" for i in range(P.ndim - 2)]
+        data = {n: g.ravel() for n, g in zip(names + ["station", "jobs"], grids)}
+        data["probability"] = P.ravel()
+        return pd.DataFrame(data)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,21 +131,27 @@ def _kernels():
     return k
 
 
-def _check_closed(service_demands, population, think_time, servers):
+def _check_closed(service_demands, population, think_time, servers, batch=False):
     D = as_float_array("service_demands", service_demands)
-    if D.ndim != 1 or D.size == 0:
-        raise ValueError(f"service_demands must have shape (stations,), got shape {D.shape}")
+    if (D.ndim < 1 or (D.ndim > 1 and not batch)) or D.shape[-1] == 0:
+        shape = "(..., stations)" if batch else "(stations,)"
+        raise ValueError(f"service_demands must have shape {shape}, got shape {D.shape}")
     N = as_int_array("population", population, minimum=0)
     if N.ndim != 0:
         raise ValueError(f"population must be a scalar, got shape {N.shape}")
     Z = as_float_array("think_time", think_time)
-    if Z.ndim != 0:
-        raise ValueError(f"think_time must be a scalar, got shape {Z.shape}")
-    srv = as_servers(servers, D.size)
-    if int(N) > 0 and not (D.sum() + float(Z)) > 0:
+    try:
+        Z = np.broadcast_to(Z, D.shape[:-1])
+    except ValueError:
+        raise ValueError(f"think_time must broadcast against the batch shape {D.shape[:-1]}, "
+                         f"got shape {Z.shape}") from None
+    srv = as_servers(servers, D.shape[-1])
+    if int(N) > 0 and not (D.sum(axis=-1) + Z > 0).all():
         raise ValueError("service_demands and think_time must not all be zero for a "
                          "population > 0 (throughput would be infinite)")
-    return D, int(N), float(Z), srv
+    if not batch:
+        return D, int(N), float(Z), srv
+    return D, int(N), Z, srv
 
 
 def _log_tables(D, N, Z, srv):
@@ -189,12 +197,13 @@ def marginal_probabilities(service_demands, population, think_time=0.0,
     Parameters
     ----------
     service_demands : array_like
-        Service demand D_k = V_k S_k of each station, shape (K,) [s].
+        Service demand D_k = V_k S_k of each station, shape (..., K); leading axes are a
+        batch of networks (solved one after the other) [s].
     population : int
-        Number of jobs N >= 0 [1].
-    think_time : float
+        Number of jobs N >= 0, common to the batch [1].
+    think_time : float or array_like
         Think time Z of the terminals (a delay station whose marginal is not
-        reported) [s].
+        reported), broadcast against the batch shape [s].
     servers : int, float or sequence of length K
         1 = single-server queue, an integer c > 1 = c identical servers,
         ``math.inf`` = delay station [1].
@@ -202,8 +211,9 @@ def marginal_probabilities(service_demands, population, think_time=0.0,
     Returns
     -------
     MarginalProbabilitiesResult
-        ``probabilities`` P(n_k = j) of shape (K, N + 1) [1], ``log_normalizing_constant``
-        log G(0..N), ``throughput`` [1/s], ``queue_length`` and ``utilization`` (K,) [1].
+        ``probabilities`` P(n_k = j) of shape batch + (K, N + 1) [1],
+        ``log_normalizing_constant`` log G(0..N), ``throughput`` [1/s], ``queue_length``
+        and ``utilization`` batch + (K,) [1].
 
     Notes
     -----
@@ -248,9 +258,19 @@ def marginal_probabilities(service_demands, population, think_time=0.0,
     >>> (r.probabilities[0] * 7).round(12).tolist(), round(r.throughput * 7, 12)
     ([4.0, 2.0, 1.0], 3.0)
     """
-    D, N, Z, srv = _check_closed(service_demands, population, think_time, servers)
+    D, N, Z, srv = _check_closed(service_demands, population, think_time, servers, batch=True)
+    if D.ndim == 1:
+        return _marginals_one(D, N, float(Z), srv)
+    batch = D.shape[:-1]
+    parts = [_marginals_one(D[i], N, float(Z[i]), srv) for i in np.ndindex(*batch)]
+    return MarginalProbabilitiesResult(
+        **{f.name: np.array([getattr(r, f.name) for r in parts]).reshape(
+            batch + np.shape(getattr(parts[0], f.name)))
+           for f in dataclasses.fields(MarginalProbabilitiesResult)})
+
+
+def _marginals_one(D, N, Z, srv) -> MarginalProbabilitiesResult:
     kind, lg, lgm, logf, log_a = _log_tables(D, N, Z, srv)
-    K = D.size
     j = np.arange(N + 1)
     with np.errstate(invalid="ignore"):
         logp = logf + lgm[:, ::-1] - lg[N]
