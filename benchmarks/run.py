@@ -42,7 +42,7 @@ def compile_c() -> dict[str, Path]:
     exes = {}
     for src in sorted((HERE / "c").glob("*.c")):
         exe = BUILD / src.stem
-        subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True)
+        subprocess.run([cc, "-O2", "-o", str(exe), str(src), "-lm"], check=True)
         exes[src.stem] = exe
     return exes
 
@@ -191,6 +191,11 @@ def main(argv=None) -> int:
                  f"X = {rs.throughput:.6f} <= {min(cap, N / (Dt + Zh)):.6f}: "
                  f"{'within bounds' if ok else 'BOUNDS VIOLATED'}"))
 
+    # 5. distributions and CTMC solvers (issue 13, parts 3-5): benchmarks/distributions_cases.py
+    from distributions_cases import rows as distribution_rows
+
+    rows.extend(distribution_rows(exes, R, run_c, best_of, max_rel))
+
     imp = import_time()
     imp_solver = import_time("from zmodel.queueing import mva")
     cold, warm = compile_times()
@@ -228,13 +233,14 @@ loop of the same algorithm, run side by side on the same inputs in the same run.
   result construction, after one warm-up call, so Numba compilation is excluded and
   reported separately below. Single-threaded on both sides. "max rel. diff" compares C
   and zmodel throughputs and queue lengths (residence times for the multi-class case).
-* Sources: `benchmarks/c/mva_batch.c`, `benchmarks/c/mva_multiclass.c`, `benchmarks/run.py`.
+* Sources: `benchmarks/c/mva_batch.c`, `benchmarks/c/mva_multiclass.c`, `benchmarks/run.py`;
+  distributions and CTMC: `benchmarks/c/log_marginals.c`, `benchmarks/distributions_cases.py`.
 
 {table}
 
 Targets (from the design issue): multi-class lattice and the 100,000-network batch
 within 2x of C; N = 1,000,000 finite and inside the asymptotic bounds;
-`import zmodel` <= 0.3 s. Timings on a shared 2-core machine vary by tens of percent
+`import zmodel` <= 0.3 s; log-space marginal probabilities within 1.5x of C (issue 13). Timings on a shared 2-core machine vary by tens of percent
 between runs.
 """
         (REPO / "BENCHMARKS.md").write_text(md)

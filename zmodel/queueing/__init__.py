@@ -49,6 +49,22 @@ _EXPORTS = {
     # simulation oracle (simulation.py)
     "simulate_station": "simulation", "simulate_closed_network": "simulation",
     "StationSimulationResult": "simulation", "ClosedNetworkSimulationResult": "simulation",
+    # distributions (distributions.py), routing (routing.py), priorities (priority.py),
+    # Markov chains and finite capacity (ctmc.py)
+    "marginal_probabilities": "distributions", "mmc_percentiles": "distributions",
+    "closed_station_percentiles": "distributions", "closed_cycle_percentile": "distributions",
+    "CyclePercentileResult": "distributions",
+    "MarginalProbabilitiesResult": "distributions", "PercentileResult": "distributions",
+    "StationPercentileResult": "distributions",
+    "routing_visits": "routing", "routed_network": "routing",
+    "VisitsResult": "routing", "RoutedNetworkResult": "routing",
+    "priority_station": "priority", "open_priority_network": "priority",
+    "mva_priority": "priority", "PriorityStationResult": "priority",
+    "PriorityNetworkResult": "priority",
+    "ctmc_steady_state": "ctmc", "ctmc_transient": "ctmc",
+    "finite_capacity_network": "ctmc", "finite_capacity_generator": "ctmc",
+    "CTMCSteadyStateResult": "ctmc", "CTMCTransientResult": "ctmc",
+    "FiniteCapacityResult": "ctmc",
     # exact symbolic forms (symbolic.py) and the simulation oracle (simulation.py)
     "symbolic": None, "simulation": None,
 }
