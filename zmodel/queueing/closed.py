@@ -129,7 +129,8 @@ def _utilization(x, demands, servers):
 
 # --------------------------------------------------------------------------- mva
 
-def mva(service_demands, population, think_time=0.0, servers=1) -> MVAResult:
+def mva(service_demands, population, think_time=0.0, servers=1,
+        rate_multipliers=None) -> MVAResult:
     r"""Exact single-class Mean Value Analysis of a closed product-form network.
 
     Parameters
@@ -145,6 +146,11 @@ def mva(service_demands, population, think_time=0.0, servers=1) -> MVAResult:
     servers : int, float or sequence of length K
         1 = single-server queue, an integer k > 1 = k identical servers (solved
         exactly), ``math.inf`` = delay station [1].
+    rate_multipliers : dict or sequence, optional
+        Load-dependent stations: ``{station: alpha}`` with ``alpha`` a table alpha(1),
+        alpha(2), ... (at least one entry per population level up to the largest N) or
+        a callable alpha(n); solved by the exact load-dependent recursion of
+        :func:`zmodel.queueing.mva_load_dependent`, one network at a time [1].
 
     Returns
     -------
@@ -235,7 +241,13 @@ def mva(service_demands, population, think_time=0.0, servers=1) -> MVAResult:
     R = np.empty((B, K))
     U = np.empty((B, K))
     resp = np.empty(B)
-    _kernels().mva_batch(Db, Zb, Nb, srv, X, Q, R, U, resp)
+    if rate_multipliers is None:
+        _kernels().mva_batch(Db, Zb, Nb, srv, X, Q, R, U, resp)
+    else:
+        from .loaddep import _mva_batch_ld
+
+        X, Q, R, U = _mva_batch_ld(Db, Zb, Nb, srv, rate_multipliers)
+        resp = R.sum(axis=1)
     if np.isnan(X).any():
         _check_total_demand("think_time", Db.sum(axis=1) + Zb, Nb)
     X = X.reshape(batch)
@@ -281,7 +293,8 @@ def _multiclass_result(cls, X, R, D, srv, **extra):
                queue_length=Q, utilization=U, **extra)
 
 
-def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> MultiClassMVAResult:
+def mva_multiclass(service_demands, populations, think_times=0.0, servers=1,
+                   rate_multipliers=None) -> MultiClassMVAResult:
     r"""Exact multi-class Mean Value Analysis of a closed product-form network.
 
     Parameters
@@ -293,10 +306,11 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
     think_times : float or array_like
         Think time Z_c of each class, scalar or shape (C,) [s].
     servers : int, float or sequence of length K
-        1 = single-server queue, ``math.inf`` = delay station [1]. Multi-server stations
-        are not supported by the exact multi-class solver (ValueError) unless they
-        have at least as many servers as the total population (then they are exactly
-        delay stations).
+        1 = single-server queue, an integer c > 1 = c identical servers, ``math.inf``
+        = delay station [1].
+    rate_multipliers : dict or sequence, optional
+        Load-dependent stations alpha_k(n), a table or a callable per station; see
+        :func:`zmodel.queueing.mva_load_dependent` [1].
 
     Returns
     -------
@@ -318,7 +332,10 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
 
     (R_ck = D_ck at a delay station). Only the total queue length per station and
     vector is stored: prod(N_c + 1) x K numbers. Cost O(C K prod(N_c + 1)); a lattice
-    over 5e7 cells is refused -- use :func:`amva`.
+    over 5e7 cells is refused -- use :func:`amva`. Networks with multi-server or
+    load-dependent stations are solved by the exact load-dependent recursion of
+    :func:`zmodel.queueing.mva_load_dependent` (marginal probabilities carried as
+    positive ratios, stable near saturation).
 
     Valid for closed, separable networks: FCFS stations must have class-independent
     service times (PS, LCFS-PR and delay stations may differ by class).
@@ -341,11 +358,13 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
     C, K = D.shape
     total_pop = int(N.sum())
     multi = np.isfinite(srv) & (srv > 1) & (srv < total_pop)
-    if multi.any():
-        k = int(np.argmax(multi))
-        raise ValueError(
-            "servers must be 1 or math.inf in mva_multiclass (exact multi-server "
-            f"multi-class MVA is not implemented), got {srv[k]:g} at index {k}")
+    if multi.any() or rate_multipliers is not None:
+        from .loaddep import mva_load_dependent
+
+        r = mva_load_dependent(D, N, Z, srv, rate_multipliers)
+        return MultiClassMVAResult(throughput=r.throughput, response_time=r.response_time,
+                                   residence_time=r.residence_time, queue_length=r.queue_length,
+                                   utilization=r.utilization)
     delay = ~(srv == 1)
     cells = math.prod(int(n) + 1 for n in N) * K
     if cells > _MAX_LATTICE_CELLS:

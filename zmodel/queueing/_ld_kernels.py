@@ -1,0 +1,145 @@
+"""Numba kernel for exact multi-class MVA with load-dependent stations.
+
+Imported lazily by :mod:`zmodel.queueing.loaddep` (it imports :mod:`numba`). Takes plain
+contiguous float64 / int64 arrays and writes into arrays given by the caller; no
+validation happens here.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def _jit(func):
+    """``njit(cache=True)``, or plain ``njit`` if no cache directory is usable."""
+    try:
+        return njit(cache=True)(func)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return njit(func)
+
+
+# station kinds
+QUEUE, DELAY, LD, ABSENT = 0, 1, 2, 3
+
+
+@_jit
+def ld_lattice(D, Z, N, kind, inv_alpha, nrates, ldpos, xcomp, xall, R, marg):
+    """Exact load-dependent multi-class MVA over the population lattice.
+
+    D (C, K) demands at rate multiplier 1 [s]; Z (C,) think times [s]; N (C,)
+    populations; kind (K,) QUEUE / DELAY / LD / ABSENT; inv_alpha (K, J) holds
+    1/alpha_k(j) for j = 1..nrates[k] (alpha is constant beyond its last entry);
+    ldpos (K,) the row of an LD station in ``xcomp`` and ``marg``; xcomp (M, L, C)
+    throughputs of the network without each LD station at every lattice vector (the
+    complement networks, for p_k(0 | n) as a product of positive ratios).
+
+    Writes xall (L, C) throughputs at every vector (inf for a class with no demand),
+    R (C, K) residence times at N, marg (M, J + 1) marginals p_k(j | N), j <= J.
+    """
+    C, K = D.shape
+    M = xcomp.shape[0]
+    J = inv_alpha.shape[1]
+    strides = np.empty(C, np.int64)
+    total = 1
+    for c in range(C):
+        strides[c] = total
+        total *= N[c] + 1
+    Qv = np.zeros((total, K))
+    P = np.zeros((total, M, J + 1))
+    for m in range(M):
+        P[0, m, 0] = 1.0
+    n = np.zeros(C, np.int64)
+    X = np.zeros(C)
+    for c in range(C):
+        xall[0, c] = 0.0
+        for k in range(K):
+            R[c, k] = 0.0
+    ld_list = np.empty(M, np.int64)
+    for k in range(K):
+        if kind[k] == LD:
+            ld_list[ldpos[k]] = k
+    for idx in range(1, total):
+        c = 0
+        while True:
+            n[c] += 1
+            if n[c] <= N[c]:
+                break
+            n[c] = 0
+            c += 1
+        ntot = 0
+        for c in range(C):
+            ntot += n[c]
+        for k in range(K):
+            Qv[idx, k] = 0.0
+        for c in range(C):
+            if n[c] == 0:
+                X[c] = 0.0
+                xall[idx, c] = 0.0
+                continue
+            pred = idx - strides[c]
+            s = Z[c]
+            for k in range(K):
+                kk = kind[k]
+                d = D[c, k]
+                if kk == ABSENT or d == 0.0:
+                    rk = 0.0
+                elif kk == DELAY:
+                    rk = d
+                elif kk == QUEUE:
+                    rk = d * (1.0 + Qv[pred, k])
+                else:
+                    m = ldpos[k]
+                    nr = nrates[k]
+                    ainf = inv_alpha[k, nr - 1]
+                    acc = (1.0 + Qv[pred, k]) * ainf
+                    for j in range(1, nr):
+                        acc += j * (inv_alpha[k, j - 1] - ainf) * P[pred, m, j - 1]
+                    rk = d * acc
+                R[c, k] = rk
+                s += rk
+            if s > 0.0:
+                xc = n[c] / s
+                X[c] = xc
+                xall[idx, c] = xc
+                for k in range(K):
+                    Qv[idx, k] += xc * R[c, k]
+            else:
+                X[c] = np.inf
+                xall[idx, c] = np.inf
+        for m in range(M):
+            k = ld_list[m]
+            nr = nrates[k]
+            jtop = min(ntot, J)
+            for j in range(1, jtop + 1):
+                acc = 0.0
+                for c in range(C):
+                    if n[c] > 0 and D[c, k] > 0.0:
+                        acc += X[c] * D[c, k] * P[idx - strides[c], m, j - 1]
+                ia = inv_alpha[k, j - 1] if j <= nr else inv_alpha[k, nr - 1]
+                P[idx, m, j] = ia * acc
+            # p(0 | n) = p(0 | n - e_c) X_c(n) / X_c^{-k}(n): positive ratios only
+            cstar = -1
+            for c in range(C):
+                if n[c] > 0 and X[c] < np.inf:
+                    cstar = c
+                    break
+            if cstar < 0:
+                for c in range(C):
+                    if n[c] > 0:
+                        cstar = c
+                        break
+                P[idx, m, 0] = P[idx - strides[cstar], m, 0]
+            else:
+                xc_comp = xcomp[m, idx, cstar]
+                if xc_comp == np.inf:
+                    P[idx, m, 0] = 0.0
+                else:
+                    P[idx, m, 0] = P[idx - strides[cstar], m, 0] * X[cstar] / xc_comp
+    last = total - 1
+    for m in range(M):
+        for j in range(J + 1):
+            marg[m, j] = P[last, m, j]
+    for c in range(C):
+        if N[c] == 0:
+            for k in range(K):
+                R[c, k] = 0.0
