@@ -94,6 +94,17 @@ def test_three_server_and_load_dependent_table_match_ctmc():
     np.testing.assert_allclose(r.marginal[0], marg[0], atol=1e-12)
 
 
+def test_decreasing_rate_table_matches_ctmc():
+    # a station that slows down as jobs pile up (hand-off cost, as in a ticket lock)
+    D = [[0.6, 0.3], [0.2, 0.9]]
+    slow = [1.0 / (1.0 + 0.7 * (n - 1)) for n in range(1, 6)]
+    X, Q, marg = ctmc_network(D, [3, 2], [0.5, 1.0], [lambda n: slow[n - 1], lambda n: 1.0])
+    r = mva_load_dependent(D, [3, 2], [0.5, 1.0], rate_multipliers=[slow, None], marginals=True)
+    np.testing.assert_allclose(r.throughput, X, rtol=1e-10)
+    np.testing.assert_allclose(r.queue_length, Q, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(r.marginal[0], marg[0], atol=1e-12)
+
+
 def test_delay_station_and_callable_match_ctmc():
     D = [[0.8, 0.3], [0.4, 1.1]]
     alphas = [None, lambda n: 1.0 + 0.5 * (n - 1)]
@@ -206,3 +217,45 @@ def test_bad_rate_tables():
         mva_multiclass([[1.0]], [2], servers=[2], rate_multipliers={0: [1.0, 2.0]})
     with pytest.raises(ValueError, match="rate_multipliers must be a dict or have one entry per station"):
         mva_multiclass([[1.0, 1.0]], [2], rate_multipliers=[[1.0, 2.0]])
+
+
+# --------------------------------------------------------------------------- finite source
+
+from zmodel.queueing.loaddep import finite_source  # noqa: E402
+
+
+def test_finite_source_hand_example_and_zero_think():
+    # N = 3, Z = 2, mu = (1, 3, 3): weights 1, 3/2 * 1, 6/4 * 1/3, 6/8 * 1/9 ->
+    # 1, 1.5, 0.5, 1/12 (p_n ~ N!/(N-n)! Z^-n / prod mu)
+    w = np.array([1.0, 1.5, 0.5, 1 / 12])
+    p = w / w.sum()
+    r = finite_source(3, 2.0, [1.0, 3.0, 3.0])
+    np.testing.assert_allclose(r.probabilities, p, rtol=1e-14)
+    assert r.throughput == pytest.approx((p[1:] * [1, 3, 3]).sum(), rel=1e-14)
+    assert r.throughput == pytest.approx((3 - r.queue_length) / 2.0, rel=1e-13)  # X = (N - Q)/Z
+    z0 = finite_source(4, 0.0, lambda n: 0.5 * n)
+    assert z0.throughput == pytest.approx(2.0, rel=1e-15) and z0.queue_length == 4.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(N=st.integers(1, 25), Z=st.floats(0.05, 5.0),
+       table=st.lists(st.floats(0.1, 5.0), min_size=25, max_size=25))
+def test_finite_source_equals_load_dependent_mva(N, Z, table):
+    r = finite_source(N, Z, table)
+    m = mva([1.0], N, think_time=Z, rate_multipliers={0: table})
+    assert r.throughput == pytest.approx(m.throughput, rel=1e-10)
+    assert r.queue_length == pytest.approx(m.queue_length[0], rel=1e-10, abs=1e-12)
+
+
+def test_finite_source_huge_population_is_finite():
+    r = finite_source(200_000, 1e-3, lambda n: min(n, 16) * 1e3)
+    assert r.throughput == pytest.approx(16e3, rel=1e-12)
+
+
+def test_finite_source_bad_input():
+    with pytest.raises(ValueError, match=r"service_rate must have at least one entry per population level 1..3"):
+        finite_source(3, 1.0, [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"service_rate must be positive and finite, got 0.0 at n = 2"):
+        finite_source(2, 1.0, [1.0, 0.0])
+    with pytest.raises(ValueError, match="think_time must be non-negative"):
+        finite_source(2, -1.0, [1.0, 1.0])

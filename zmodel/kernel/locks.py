@@ -300,20 +300,10 @@ def _chain(n, think, log_service):
     ``n`` (B,), ``think`` (B,), ``log_service`` (B, M) = log of the mean service time in
     states 1..M (M = max n). Returns p (B, M+1) over states 0..M.
     """
-    from scipy.special import gammaln, logsumexp
+    from ..queueing.loaddep import finite_source_probabilities
 
-    m = log_service.shape[1]
-    k = np.arange(m + 1, dtype=float)[None, :]
-    nn = n[:, None]
-    inside = k <= nn
-    csum = np.concatenate([np.zeros((len(n), 1)), np.cumsum(log_service, axis=1)], axis=1)
-    no_think = (think == 0)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_z = np.log(np.where(no_think, 1.0, think[:, None]))
-        logw = gammaln(nn + 1) - gammaln(np.where(inside, nn - k, 0.0) + 1) - k * log_z + csum
-        logw = np.where(no_think, np.where(k == nn, 0.0, -np.inf), logw)
-        logw = np.where(inside, logw, -np.inf)
-        return np.exp(logw - logsumexp(logw, axis=1, keepdims=True))
+    # service rate mu(k) = 1 / (mean service time in state k): log mu = -log_service
+    return finite_source_probabilities(n, think, -log_service)
 
 
 def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:

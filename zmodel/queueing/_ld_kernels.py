@@ -23,12 +23,14 @@ QUEUE, DELAY, LD, ABSENT = 0, 1, 2, 3
 
 
 @_jit
-def ld_lattice(D, Z, N, kind, inv_alpha, nrates, ldpos, xcomp, xall, R, marg):
+def ld_lattice(D, Z, N, kind, inv_alpha, nrates, direct, ldpos, xcomp, xall, R, marg):
     """Exact load-dependent multi-class MVA over the population lattice.
 
     D (C, K) demands at rate multiplier 1 [s]; Z (C,) think times [s]; N (C,)
     populations; kind (K,) QUEUE / DELAY / LD / ABSENT; inv_alpha (K, J) holds
     1/alpha_k(j) for j = 1..nrates[k] (alpha is constant beyond its last entry);
+    direct (K,) bool: sum j/alpha(j) p(j-1) over all j (every marginal stored) instead
+    of the short form, which has positive terms only for a nondecreasing alpha;
     ldpos (K,) the row of an LD station in ``xcomp`` and ``marg``; xcomp (M, L, C)
     throughputs of the network without each LD station at every lattice vector (the
     complement networks, for p_k(0 | n) as a product of positive ratios).
@@ -87,6 +89,14 @@ def ld_lattice(D, Z, N, kind, inv_alpha, nrates, ldpos, xcomp, xall, R, marg):
                     rk = d
                 elif kk == QUEUE:
                     rk = d * (1.0 + Qv[pred, k])
+                elif direct[k]:
+                    m = ldpos[k]
+                    nr = nrates[k]
+                    acc = 0.0
+                    for j in range(1, ntot + 1):
+                        ia = inv_alpha[k, j - 1] if j <= nr else inv_alpha[k, nr - 1]
+                        acc += j * ia * P[pred, m, j - 1]
+                    rk = d * acc
                 else:
                     m = ldpos[k]
                     nr = nrates[k]

@@ -23,8 +23,8 @@ import numpy as np
 from ._result import Result
 from ._validate import as_float_array, as_int_array, as_servers, series_index, wrap
 
-__all__ = ["mva_load_dependent", "LoadDependentMVAResult", "flow_equivalent_server",
-           "FlowEquivalentResult", "finite_source", "FiniteSourceResult"]
+__all__ = ["mva_load_dependent", "LoadDependentMVAResult", "finite_source",
+           "finite_source_probabilities", "FiniteSourceResult"]
 
 #: largest (2**LD stations) x lattice x (stations + classes + stored marginals) we allocate
 _MAX_CELLS = 50_000_000
@@ -102,7 +102,7 @@ def _one_table(k, entry, total):
     if bad.any():
         j = int(np.argmax(bad))
         raise ValueError(f"{name} must be positive and finite (a rate multiplier alpha(n)), "
-                         f"got {table[j]!r} at n = {j + 1}")
+                         f"got {float(table[j])!r} at n = {j + 1}")
     return table
 
 
@@ -168,8 +168,14 @@ def _solve(D, Z, N, kind, tables, full_marginal=False):
     ld = [k for k in range(K) if kind[k] == lk.LD]
     M = len(ld)
     comp = {k: _compress(tables[k]) for k in ld}
+    # alpha nondecreasing: the short form (positive terms, J_k marginals); otherwise the
+    # direct sum over all j (positive terms, every marginal stored)
+    direct = np.zeros(K, dtype=np.bool_)
+    for k in ld:
+        if np.any(np.diff(comp[k]) < 0):
+            direct[k] = True
     J = max([comp[k].size for k in ld], default=1)
-    if full_marginal:
+    if full_marginal or direct.any():
         J = max(J, total)
     L = math.prod(int(n) + 1 for n in N)
     cells = (2 ** M) * L * (K + C + M * (J + 1))
@@ -207,7 +213,7 @@ def _solve(D, Z, N, kind, tables, full_marginal=False):
         xall = np.empty((L, C))
         R = np.empty((C, K))
         marg = np.empty((len(members), J + 1))
-        lk.ld_lattice(Dc, Zc, Nc, kind_s, inv_alpha, nrates, pos, xcomp, xall, R, marg)
+        lk.ld_lattice(Dc, Zc, Nc, kind_s, inv_alpha, nrates, direct, pos, xcomp, xall, R, marg)
         xall_of[mask] = xall
         if mask == 2 ** M - 1:
             out = (xall[-1].copy(), R, marg)
@@ -292,7 +298,9 @@ def mva_load_dependent(service_demands, populations, think_times=0.0, servers=1,
     Implemented stably: when alpha is constant (alpha_inf) from its J-th entry on,
     :math:`R_{ck} = D_{ck}\big[(1 + Q_k)/\alpha_\infty + \sum_{j<J} j(1/\alpha(j) -
     1/\alpha_\infty) p_k(j-1)\big]` needs only J marginals per vector (a c-server
-    station: J = c, :math:`R = \frac{D}{c}(1 + Q + \sum_{j=0}^{c-2}(c-1-j)p(j))`).
+    station: J = c, :math:`R = \frac{D}{c}(1 + Q + \sum_{j=0}^{c-2}(c-1-j)p(j))`);
+    this form is used when alpha is nondecreasing (all its terms are then positive),
+    the direct sum over all j otherwise.
     The textbook's :math:`p_k(0\mid\mathbf n) = 1 - \sum_{j\ge1} p_k(j\mid\mathbf n)`
     cancels catastrophically near saturation (errors grow geometrically); here
     :math:`p_k(0\mid\mathbf n) = G_{-k}(\mathbf n)/G(\mathbf n)` is carried as a product
@@ -371,3 +379,178 @@ def _mva_batch_ld(Db, Zb, Nb, srv, rate_multipliers):
         R[b] = res.residence_time[0]
         U[b] = res.utilization[0]
     return X, Q, R, U
+
+
+# --------------------------------------------------------------------------- finite source
+
+@dataclasses.dataclass(frozen=True)
+class FiniteSourceResult(Result):
+    """The finite-source birth--death chain with state-dependent service.
+
+    Attributes
+    ----------
+    throughput : float, ndarray or Series
+        Completions per second X = sum_n p_n mu(n) [1/s].
+    queue_length : float, ndarray or Series
+        Mean number at the station Q = sum_n n p_n [1].
+    response_time : float, ndarray or Series
+        Mean time at the station per visit, Q / X (0 when N = 0) [s].
+    utilization : float, ndarray or Series
+        Probability that the station is not empty, 1 - p_0 [1].
+    probabilities : ndarray
+        p_n for n = 0..M (M the largest population), batch + (M + 1,) [1].
+    """
+
+    throughput: Any
+    queue_length: Any
+    response_time: Any
+    utilization: Any
+    probabilities: np.ndarray
+
+    def to_frame(self):
+        """Tidy frame of the means (``probabilities`` left out)."""
+        plain = Result.to_frame(dataclasses.replace(self, probabilities=None))
+        return plain.drop(columns=["probabilities"])
+
+
+def finite_source_probabilities(population, think_time, log_service_rate):
+    r"""State probabilities p_0..p_M of the finite-source chain, from log service rates.
+
+    The log-space core of :func:`finite_source`, for callers that already hold
+    :math:`\log\mu(n)` (no input checks: rows are a batch).
+
+    Parameters
+    ----------
+    population : array_like, shape (B,)
+        Jobs N per row (whole numbers as floats) [1].
+    think_time : array_like, shape (B,)
+        Mean think time Z per row; 0 puts all N jobs at the station [s].
+    log_service_rate : array_like, shape (B, M)
+        :math:`\log\mu(n)` for n = 1..M, M >= max N [log(1/s)].
+
+    Returns
+    -------
+    ndarray
+        Shape (B, M + 1), each row summing to 1 [1].
+
+    Examples
+    --------
+    >>> (finite_source_probabilities([2.0], [1.0], [[0.0, 0.0]]) * 5).round(12).tolist()
+    [[1.0, 2.0, 2.0]]
+    """
+    from scipy.special import gammaln
+
+    n_pop = np.asarray(population, dtype=float)
+    think = np.asarray(think_time, dtype=float)
+    log_mu = np.asarray(log_service_rate, dtype=float)
+    m = log_mu.shape[1]
+    k = np.arange(m + 1, dtype=float)[None, :]
+    nn = n_pop[:, None]
+    inside = k <= nn
+    csum = np.concatenate([np.zeros((len(n_pop), 1)), np.cumsum(log_mu, axis=1)], axis=1)
+    no_think = (think == 0)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_z = np.log(np.where(no_think, 1.0, think[:, None]))
+        logw = gammaln(nn + 1) - gammaln(np.where(inside, nn - k, 0.0) + 1) - k * log_z - csum
+        logw = np.where(no_think, np.where(k == nn, 0.0, -np.inf), logw)
+        logw = np.where(inside, logw, -np.inf)
+        # shift by the largest weight, then normalise the sum (an exact sum of 1, where
+        # exp(logw - logsumexp) drifts by eps * |logsumexp| at populations of 1e5)
+        w = np.exp(logw - logw.max(axis=1, keepdims=True))
+        return w / w.sum(axis=1, keepdims=True)
+
+
+def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
+    r"""Finite-source (machine-repairman) queue with a load-dependent service rate, exact.
+
+    ``population`` jobs alternate between an exponential think time and one station
+    whose completion rate is mu(n) when n jobs are there.
+
+    Parameters
+    ----------
+    population : int or array_like of int
+        Number of jobs N >= 0, broadcast against the batch [1].
+    think_time : float or array_like
+        Mean think time Z >= 0 per job; 0 keeps all N jobs at the station [s].
+    service_rate : array_like or callable
+        Completion rate mu(n) with n jobs present, for n = 1..M: an array whose last
+        axis has at least max(N) entries (leading axes are the batch), or a callable
+        ``mu(n)`` returning a positive number [1/s].
+
+    Returns
+    -------
+    FiniteSourceResult
+        ``throughput`` [1/s], ``queue_length`` [1], ``response_time`` [s],
+        ``utilization`` (1 - p_0) [1], ``probabilities`` p_0..p_M [1].
+
+    Notes
+    -----
+    Birth--death chain on the number n at the station, births (N - n)/Z, deaths
+    mu(n) (Kleinrock 1975, §3.9; Gross et al. 2008, §2.7):
+
+    .. math::
+
+        p_n \propto \frac{N!}{(N-n)!}\,Z^{-n}\prod_{j=1}^{n}\frac{1}{\mu(j)},\qquad
+        X = \sum_n p_n\,\mu(n) = \frac{N - Q}{Z},\qquad Q = \sum_n n\,p_n .
+
+    The weights are summed in log space (``gammaln``, cumulative sum of
+    :math:`\log\mu`, log-sum-exp), so N in the hundreds of thousands is fine. mu(n) =
+    min(n, c)/S is the M/M/c//N queue; a single-class network of one load-dependent
+    station and a delay Z is this chain, and so is a flow-equivalent server with
+    terminals (:func:`flow_equivalent_server`).
+
+    References
+    ----------
+    .. [1] L. Kleinrock, *Queueing Systems, Vol. 1: Theory*, Wiley 1975, §3.9
+       (finite customer population) and §3.5 (state-dependent service, birth-death).
+    .. [2] D. Gross, J. F. Shortle, J. M. Thompson, C. M. Harris, *Fundamentals of
+       Queueing Theory*, 4th ed., Wiley 2008, §2.7 (finite-source queues).
+
+    Examples
+    --------
+    Two jobs, Z = 1 s, one server of rate 1/s: weights 1, 2, 2, so Q = 6/5, X = 4/5.
+
+    >>> r = finite_source(2, 1.0, [1.0, 1.0])
+    >>> round(r.queue_length, 12), round(r.throughput, 12)
+    (1.2, 0.8)
+    """
+    index = series_index(population, think_time)
+    n_pop = as_int_array("population", population, minimum=0)
+    z = as_float_array("think_time", think_time)
+    nmax = int(n_pop.max(initial=0))
+    if callable(service_rate):
+        vals = []
+        for n in range(1, nmax + 1):
+            try:
+                vals.append(float(service_rate(n)))
+            except (TypeError, ValueError):
+                raise ValueError(f"service_rate must return a number for n = {n}") from None
+        mu = np.asarray(vals, dtype=float).reshape(nmax)
+    else:
+        mu = as_float_array("service_rate", service_rate, min_ndim=1)
+        if mu.shape[-1] < nmax:
+            raise ValueError(f"service_rate must have at least one entry per population level "
+                             f"1..{nmax} on its last axis, got length {mu.shape[-1]}")
+        mu = mu[..., :max(nmax, 0)]
+    bad = ~(np.isfinite(mu) & (mu > 0))
+    if bad.any():
+        j = np.argwhere(bad)[0]
+        raise ValueError(f"service_rate must be positive and finite, got {float(mu[tuple(j)])!r} at "
+                         f"n = {int(j[-1]) + 1}")
+    try:
+        shape = np.broadcast_shapes(n_pop.shape, z.shape, mu.shape[:-1])
+    except ValueError:
+        raise ValueError("population, think_time and the leading axes of service_rate must "
+                         f"broadcast, got shapes {n_pop.shape}, {z.shape}, {mu.shape[:-1]}") from None
+    nb = np.broadcast_to(n_pop, shape).reshape(-1).astype(float)
+    zb = np.broadcast_to(z, shape).reshape(-1)
+    mub = np.broadcast_to(mu, shape + (mu.shape[-1],)).reshape(-1, mu.shape[-1])
+    p = finite_source_probabilities(nb, zb, np.log(mub))
+    x = (p[:, 1:] * mub).sum(axis=1)
+    q = (np.arange(nmax + 1, dtype=float)[None, :] * p).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rt = np.where(x > 0, q / np.where(x > 0, x, 1.0), 0.0)
+    util = p[:, 1:].sum(axis=1)  # 1 - p_0 without cancellation
+    out = {k: wrap(v.reshape(shape), index, k) for k, v in
+           (("throughput", x), ("queue_length", q), ("response_time", rt), ("utilization", util))}
+    return FiniteSourceResult(probabilities=p.reshape(shape + (nmax + 1,)), **out)
