@@ -259,3 +259,28 @@ def test_finite_source_bad_input():
         finite_source(2, 1.0, [1.0, 0.0])
     with pytest.raises(ValueError, match="think_time must be non-negative"):
         finite_source(2, -1.0, [1.0, 1.0])
+
+
+# --------------------------------------------------------------------------- FES
+
+from zmodel.queueing.loaddep import flow_equivalent_server  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(D=st.lists(demand, min_size=4, max_size=4), N=st.integers(1, 30), Z=st.floats(0.0, 5.0),
+       c=st.integers(2, 4))
+def test_flow_equivalent_server_is_exact(D, N, Z, c):
+    # outer: station 0 (c servers) + the FES of stations 1..3 (one 2-server, two single)
+    whole = mva(D, N, think_time=Z, servers=[c, 2, 1, 1])
+    fes = flow_equivalent_server(D[1:], N, servers=[2, 1, 1])
+    outer = mva([D[0], 1.0], N, think_time=Z, servers=[c, 1], rate_multipliers={1: fes.throughput})
+    assert outer.throughput == pytest.approx(whole.throughput, rel=1e-10)
+    assert outer.queue_length[0] == pytest.approx(whole.queue_length[0], rel=1e-9, abs=1e-12)
+    assert outer.queue_length[1] == pytest.approx(whole.queue_length[1:].sum(), rel=1e-9, abs=1e-12)
+
+
+def test_flow_equivalent_server_bad_input():
+    with pytest.raises(ValueError, match="population must be a positive integer"):
+        flow_equivalent_server([1.0], 0)
+    with pytest.raises(ValueError, match="service_demands must not all be zero"):
+        flow_equivalent_server([0.0, 0.0], 3)

@@ -36,6 +36,11 @@ _EXPORTS = {
     "MVAResult": "closed", "MultiClassMVAResult": "closed", "AMVAResult": "closed",
     "asymptotic_bounds": "bounds", "balanced_job_bounds": "bounds", "BoundsResult": "bounds",
     "mixed_network": "mixed", "MixedNetworkResult": "mixed",
+    # load-dependent and multi-server stations (loaddep.py)
+    "mva_load_dependent": "loaddep", "LoadDependentMVAResult": "loaddep",
+    "flow_equivalent_server": "loaddep", "FlowEquivalentResult": "loaddep",
+    "finite_source": "loaddep", "finite_source_probabilities": "loaddep",
+    "FiniteSourceResult": "loaddep",
     # single stations (erlang.py, single.py)
     "erlang_b": "erlang", "erlang_c": "erlang",
     "mm1": "single", "mmc": "single", "mmck": "single", "machine_repairman": "single",
