@@ -511,7 +511,8 @@ def test_amva_nonconvergence_warns():
     (lambda: amva([[1.0]], [2], method="mvx"), "method must be 'schweitzer' or 'linearizer'"),
     (lambda: amva([[1.0]], [2], tol=0), "tol must be a positive finite number"),
     (lambda: amva([[1.0]], [2], max_iter=0), "max_iter must be a positive integer"),
-    (lambda: amva([[1.0, 2.0]], [2], servers=[1, 3]), "servers must be 1 or math.inf in amva"),
+    (lambda: amva([[1.0, 2.0]], [2], servers=[1, 3], multiserver="conway"),
+     "multiserver must be 'seidmann' or 'rolia'"),
 ])
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):

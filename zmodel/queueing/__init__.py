@@ -41,6 +41,8 @@ _EXPORTS = {
     "flow_equivalent_server": "loaddep", "FlowEquivalentResult": "loaddep",
     "finite_source": "loaddep", "finite_source_probabilities": "loaddep",
     "FiniteSourceResult": "loaddep",
+    # multi-server approximations, mixed multi-server networks, multi-class bounds
+    "multiclass": None,
     # single stations (erlang.py, single.py)
     "erlang_b": "erlang", "erlang_c": "erlang",
     "mm1": "single", "mmc": "single", "mmck": "single", "machine_repairman": "single",

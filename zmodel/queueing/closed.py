@@ -97,12 +97,16 @@ class AMVAResult(MultiClassMVAResult):
         Largest absolute change of a queue length in the last core iteration [1].
     converged : bool
         Whether ``residual < tol`` was reached within ``max_iter``.
+    multiserver : str
+        Approximation used for multi-server stations, ``"seidmann"`` or ``"rolia"``
+        (``""`` when the network has none).
     """
 
     method: str = "schweitzer"
     iterations: int = 0
     residual: float = 0.0
     converged: bool = True
+    multiserver: str = ""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -379,12 +383,17 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1,
 
 # --------------------------------------------------------------------------- amva
 
-def _amva_core(D, N, Z, delay, F, Q, tol, max_iter):
+def _amva_core(D, N, Z, delay, F, Q, tol, max_iter, nserv=None, multiserver="seidmann"):
     """Fixed point of the approximate MVA equations at population N.
 
     ``F[j, c, k]`` is the fractional deviation Q_ck(N - e_j)/(N - e_j)_c - Q_ck(N)/N_c
-    (zero for Bard--Schweitzer). Returns (Q, X, R, iterations, residual).
+    (zero for Bard--Schweitzer). ``nserv`` (K,) holds the servers of multi-server
+    stations (1 elsewhere). Returns (Q, X, R, iterations, residual).
     """
+    if nserv is not None and np.any(nserv > 1):
+        from .multiclass import _amva_core_multiserver
+
+        return _amva_core_multiserver(D, N, Z, delay, F, Q, tol, max_iter, nserv, multiserver)
     C, K = D.shape
     Nf = N.astype(float)
     safe = np.where(Nf > 0, Nf, 1.0)
@@ -409,7 +418,7 @@ def _amva_core(D, N, Z, delay, F, Q, tol, max_iter):
 
 
 def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol=1e-10,
-         max_iter=10000, servers=1) -> AMVAResult:
+         max_iter=10000, servers=1, multiserver="seidmann") -> AMVAResult:
     r"""Approximate multi-class MVA: Bard--Schweitzer or Linearizer.
 
     Parameters
@@ -427,8 +436,14 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
     max_iter : int
         Iteration limit of each fixed point [1].
     servers : int, float or sequence of length K
-        1 = queue, ``math.inf`` = delay station (multi-server stations are not
-        approximated here) [1].
+        1 = queue, an integer c > 1 = c identical servers, ``math.inf`` = delay
+        station [1]. A station with at least as many servers as jobs is a delay
+        (exact); the others follow ``multiserver``.
+    multiserver : {"seidmann", "rolia"}
+        Approximation of a c-server station: Seidmann et al. (a single server of demand
+        D/c plus a delay of D (c-1)/c) or Rolia & Sevcik (the arrival queue weighted by
+        the probability that all c servers are busy, estimated as U^c); see
+        :func:`zmodel.queueing.multiclass.amva_multiserver_residence` [1].
 
     Returns
     -------
@@ -481,15 +496,17 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
         raise ValueError(f"tol must be a positive finite number, got {tol!r}")
     if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    finite_multi = np.isfinite(srv) & (srv > 1)
-    if finite_multi.any():
-        k = int(np.argmax(finite_multi))
-        raise ValueError(f"servers must be 1 or math.inf in amva, got {srv[k]:g} at index {k}")
-    delay = np.isinf(srv)
+    if multiserver not in ("seidmann", "rolia"):
+        raise ValueError(f"multiserver must be 'seidmann' or 'rolia', got {multiserver!r}")
+    total_pop = int(N.sum())
+    # never more busy servers than jobs: c >= N is exactly a delay (c = 2 is NOT a queue)
+    delay = np.isinf(srv) | ((srv > 1) & (srv >= total_pop))
+    nserv = np.where(delay, 1.0, srv)
+    ms_used = multiserver if bool(np.any(nserv > 1)) else ""
     C, K = D.shape
     Q0 = np.where(N[:, None] > 0, N[:, None] / K, 0.0) * np.ones((1, K))
     F = np.zeros((C, C, K))
-    Q, X, R, iters, resid = _amva_core(D, N, Z, delay, F, Q0, tol_f, max_iter)
+    Q, X, R, iters, resid = _amva_core(D, N, Z, delay, F, Q0, tol_f, max_iter, nserv, multiserver)
     converged = resid < tol_f
     if method == "linearizer":
         outer_done = False
@@ -504,7 +521,8 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
                 Nj = N.copy()
                 Nj[j] -= 1
                 Qj, _, _, _, rj = _amva_core(D, Nj, Z, delay, F, Q * np.where(
-                    N > 0, Nj / np.where(N > 0, Nf, 1.0), 0.0)[:, None], tol_f, max_iter)
+                    N > 0, Nj / np.where(N > 0, Nf, 1.0), 0.0)[:, None], tol_f, max_iter,
+                    nserv, multiserver)
                 converged &= rj < tol_f
                 with np.errstate(divide="ignore", invalid="ignore"):
                     a = np.where(Nj[:, None] > 0, Qj / np.where(Nj > 0, Nj, 1)[:, None], 0.0)
@@ -512,7 +530,8 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
                 Fn[j] = np.where(Nj[:, None] > 0, a - b, 0.0)
             change = float(np.max(np.abs(Fn - F))) if F.size else 0.0
             F = Fn
-            Q, X, R, _, resid = _amva_core(D, N, Z, delay, F, Q, tol_f, max_iter)
+            Q, X, R, _, resid = _amva_core(D, N, Z, delay, F, Q, tol_f, max_iter, nserv,
+                                           multiserver)
             if change < tol_f:
                 outer_done = True
                 break
@@ -522,4 +541,4 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
         warnings.warn(f"amva ({method}) did not converge: residual {resid:.3g} >= tol "
                       f"{tol_f:.3g} after {iters} iterations", RuntimeWarning, stacklevel=2)
     return _multiclass_result(AMVAResult, X, R, D, srv, method=method, iterations=int(iters),
-                              residual=float(resid), converged=converged)
+                              residual=float(resid), converged=converged, multiserver=ms_used)
