@@ -188,3 +188,81 @@ def test_mixed_saturated_multiserver_station_warns():
     with pytest.warns(SaturationWarning):
         r = mixed_network([2.5], [[1.0, 0.1]], [[0.5, 0.5]], [2], servers=[2, 1])
     assert math.isinf(r.residence_time[0, 0]) and r.throughput[1] == 0.0
+
+
+# --------------------------------------------------------------------------- bounds
+
+from zmodel.queueing import asymptotic_bounds  # noqa: E402
+from zmodel.queueing.multiclass import bottleneck_mixes, multiclass_bounds  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(D=st.lists(st.lists(st.floats(0.0, 2.0), min_size=3, max_size=3), min_size=2, max_size=2),
+       N=st.lists(st.integers(0, 6), min_size=2, max_size=2),
+       Z=st.floats(0.0, 3.0), c=st.sampled_from([1, 2, 3, math.inf]),
+       method=st.sampled_from(["asymptotic", "balanced job"]))
+def test_exact_mva_inside_multiclass_bounds(D, N, Z, c, method):
+    D = np.array(D) + 0.01
+    b = multiclass_bounds(D, N, Z, servers=[c, 1, 1], method=method)
+    e = mva_multiclass(D, N, Z, servers=[c, 1, 1])
+    assert np.all(b.throughput_lower <= e.throughput * (1 + 1e-12) + 1e-15)
+    assert np.all(e.throughput <= b.throughput_upper * (1 + 1e-12) + 1e-15)
+    assert np.all(b.response_time_lower <= e.response_time * (1 + 1e-12) + 1e-12)
+    assert np.all(e.response_time <= b.response_time_upper * (1 + 1e-12) + 1e-12)
+
+
+def test_one_class_asymptotic_equals_single_class():
+    b = multiclass_bounds([[0.5, 1.0, 0.2]], [7], 2.0)
+    s = asymptotic_bounds([0.5, 1.0, 0.2], population=7, think_time=2.0)
+    assert b.throughput_lower[0] == pytest.approx(s.throughput_lower, rel=1e-15)
+    assert b.throughput_upper[0] == pytest.approx(s.throughput_upper, rel=1e-15)
+    assert b.response_time_lower[0] == pytest.approx(s.response_time_lower, rel=1e-15)
+
+
+def test_multiclass_bounds_hand_values():
+    # classes share one station of demand 1 s each, N = (1, 1), no think time:
+    # lower X_c = 1/(N D) = 1/2, upper = min(1/D, (1 - 1/2)/1) = 1/2 -> exact (1/2 each)
+    b = multiclass_bounds([[1.0], [1.0]], [1, 1])
+    np.testing.assert_allclose(b.throughput_lower, [0.5, 0.5])
+    np.testing.assert_allclose(b.throughput_upper, [0.5, 0.5])
+
+
+def test_bottleneck_sectors_hand_example():
+    # L_0 = 2g + (1-g), L_1 = g + 2(1-g) meet at g* = 1/2: f_0 = 1/(1+0.5) = 2/3, f_1 = 1/3
+    r = bottleneck_mixes([[2.0, 1.0, 0.1], [1.0, 2.0, 0.1]])
+    np.testing.assert_allclose(r.beta_low, [0, 1 / 3, 2 / 3])
+    np.testing.assert_allclose(r.beta_high, [1 / 3, 2 / 3, 1])
+    assert r.stations == ((1,), (0, 1), (0,))
+    assert r.common.tolist() == [False, True, False]
+
+
+def test_bottleneck_sectors_agree_with_exact_mva_at_large_population():
+    # asymmetric demands and a 2-server station; the sector boundaries must separate
+    # population mixes where both stations saturate from those where one does
+    D = np.array([[3.0, 1.0, 0.4], [1.0, 1.5, 0.3]])
+    servers = [2, 1, 1]
+    r = bottleneck_mixes(D, servers)
+    sector = int(np.argmax(r.common))
+    i, j = r.stations[sector]
+    lo, hi = r.beta_low[sector], r.beta_high[sector]
+    N = 900
+
+    def util(beta):
+        n1 = int(round(beta * N))
+        e = mva_multiclass(D, [n1, N - n1], 0.0, servers=servers)
+        return e.utilization.sum(axis=0)
+
+    mid = util(0.5 * (lo + hi))
+    assert mid[i] > 0.99 and mid[j] > 0.99
+    left, right = util(lo - 0.08), util(hi + 0.08)
+    assert min(left[i], left[j]) < 0.97 and max(left[i], left[j]) > 0.99
+    assert min(right[i], right[j]) < 0.97 and max(right[i], right[j]) > 0.99
+
+
+def test_bounds_bad_input():
+    with pytest.raises(ValueError, match="method must be 'asymptotic' or 'balanced job'"):
+        multiclass_bounds([[1.0]], [1], method="bjb")
+    with pytest.raises(ValueError, match="populations must have one entry per class"):
+        multiclass_bounds([[1.0], [1.0]], [1, 2, 3])
+    with pytest.raises(ValueError, match=r"service_demands must have shape \(2, stations\)"):
+        bottleneck_mixes([[1.0, 2.0]])

@@ -43,6 +43,8 @@ _EXPORTS = {
     "FiniteSourceResult": "loaddep",
     # multi-server approximations, mixed multi-server networks, multi-class bounds
     "multiclass": None,
+    "multiclass_bounds": "multiclass", "MultiClassBoundsResult": "multiclass",
+    "bottleneck_mixes": "multiclass", "BottleneckResult": "multiclass",
     # single stations (erlang.py, single.py)
     "erlang_b": "erlang", "erlang_c": "erlang",
     "mm1": "single", "mmc": "single", "mmck": "single", "machine_repairman": "single",

@@ -263,3 +263,303 @@ def mixed_multiserver(open_arrival_rates, open_demands, closed_demands, populati
                 residence_time=resid, queue_length=np.vstack([q_op, q_cl]),
                 utilization=np.vstack([u_op, u_cl]),
                 is_open=np.arange(n_open + n_closed) < n_open)
+
+
+# --------------------------------------------------------------------------- bounds
+
+@dataclasses.dataclass(frozen=True)
+class MultiClassBoundsResult(Result):
+    """Per-class bounds on throughput and response time of a closed network.
+
+    Attributes
+    ----------
+    throughput_lower, throughput_upper : ndarray
+        Bounds on each class's throughput X_c, shape (C,) [1/s].
+    response_time_lower, response_time_upper : ndarray
+        Bounds on each class's response time R_c (think time excluded), shape (C,) [s].
+    method : str
+        ``"asymptotic"`` or ``"balanced job"``.
+    """
+
+    throughput_lower: np.ndarray
+    throughput_upper: np.ndarray
+    response_time_lower: np.ndarray
+    response_time_upper: np.ndarray
+    method: str
+
+    trailing_dims: ClassVar[tuple[str, ...]] = ("class",)
+
+    def _frame_dims(self) -> tuple[str, ...]:
+        return ("class",)
+
+
+def _check_bounds(service_demands, populations, think_times, servers):
+    from ._validate import as_servers
+
+    D = as_float_array("service_demands", service_demands)
+    if D.ndim != 2 or D.shape[1] == 0:
+        raise ValueError(f"service_demands must have shape (classes, stations), got shape {D.shape}")
+    C, K = D.shape
+    N = as_int_array("populations", populations, minimum=0)
+    if N.ndim == 0:
+        N = np.full(C, int(N))
+    if N.shape != (C,):
+        raise ValueError(f"populations must have one entry per class ({C}), got shape {N.shape}")
+    Z = as_float_array("think_times", think_times)
+    if Z.ndim == 0:
+        Z = np.full(C, float(Z))
+    if Z.shape != (C,):
+        raise ValueError(f"think_times must be a scalar or have one entry per class ({C}), "
+                         f"got shape {Z.shape}")
+    srv = as_servers(servers, K)
+    bad = (N > 0) & ~(D.sum(axis=1) + Z > 0)
+    if bad.any():
+        raise ValueError("service_demands and think_times must not all be zero for a class "
+                         f"with jobs (class {int(np.argmax(bad))})")
+    return D, N.astype(float), Z, srv
+
+
+def multiclass_bounds(service_demands, populations, think_times=0.0, servers=1,
+                      method="asymptotic") -> MultiClassBoundsResult:
+    r"""Asymptotic or balanced-job bounds on each class of a closed multi-class network.
+
+    Parameters
+    ----------
+    service_demands : array_like, shape (C, K)
+        Demand D_ck of class c at station k (on one server of a multi-server
+        station) [s].
+    populations : array_like, shape (C,)
+        Jobs N_c >= 0 per class [1].
+    think_times : float or array_like
+        Think time Z_c per class [s].
+    servers : int, float or sequence of length K
+        1, an integer c > 1, or ``math.inf`` (delay) per station [1].
+    method : {"asymptotic", "balanced job"}
+        Which bounds.
+
+    Returns
+    -------
+    MultiClassBoundsResult
+        ``throughput_lower/upper`` [1/s], ``response_time_lower/upper`` [s], shape (C,);
+        zeros for a class without jobs.
+
+    Notes
+    -----
+    With :math:`N = \sum_c N_c`, :math:`D_c = \sum_k D_{ck}` (delay demand
+    :math:`D^{\infty}_c` counted with the think time), queueing stations q, and the
+    arrival theorem :math:`R_{ck} = D_{ck}(1 + Q_k(\mathbf N - \mathbf e_c))` (for c
+    servers, :math:`R_{ck} \le D_{ck}(1 + Q_k)`, and :math:`R_{ck} \ge D_{ck}` always):
+
+    *Asymptotic* (Lazowska et al. 1984, §5.2, per class; Octave ``qncmaba``): a class
+    never does better than alone in the network, and the utilization law
+    :math:`\sum_c X_c D_{ck} \le c_k` caps each class after the others' lower bounds,
+
+    .. math::
+
+        X_c \le \min\Big(\frac{N_c}{D_c + Z_c},\;
+               \min_k \frac{c_k - \sum_{j\ne c} X^{-}_j D_{jk}}{D_{ck}}\Big),\qquad
+        X_c \ge X^{-}_c = \frac{N_c}{Z_c + D^{\infty}_c + N \sum_{k\in q} D_{ck}},
+
+    the lower one because :math:`Q_k(\mathbf N - \mathbf e_c) \le N - 1`.
+
+    *Balanced job* (Kerola's composite form, Octave ``qncmbsb``): since
+    :math:`\sum_k D_{ck} Q_k \le D^{max}_c (N - 1)`,
+    :math:`X_c \ge N_c / (Z_c + D_c + (N-1) D^{max}_c)`, and with no think time and no
+    delay demand, :math:`\sum_k Q_k(\mathbf N - \mathbf e_c) = N - 1` gives
+    :math:`X_c \le N_c / ((K_q + N - 1) D^{min}_c)` (K_q queueing stations), each
+    intersected with the asymptotic bounds. Response times follow from
+    :math:`R_c = N_c/X_c - Z_c`.
+
+    References
+    ----------
+    E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
+    Performance*, Prentice Hall 1984, ch. 5 (§5.2 asymptotic bounds, §5.4 balanced
+    system bounds).
+    T. Kerola, "The composite bound method for computing throughput bounds in multiple
+    class environments", Performance Evaluation 6(1):1-9, 1986.
+    doi:10.1016/0166-5316(86)90002-7
+
+    Examples
+    --------
+    One class of 2 jobs at two 1 s stations: N/(N D + Z) = 2/4 <= X <= N/D = 1, and
+    <= 1/D_max = 1.
+
+    >>> b = multiclass_bounds([[1.0, 1.0]], [2])
+    >>> b.throughput_lower.tolist(), b.throughput_upper.tolist()
+    ([0.5], [1.0])
+    """
+    D, N, Z, srv = _check_bounds(service_demands, populations, think_times, servers)
+    if method not in ("asymptotic", "balanced job"):
+        raise ValueError(f"method must be 'asymptotic' or 'balanced job', got {method!r}")
+    C, K = D.shape
+    delay = np.isinf(srv)
+    cap = np.where(delay, np.inf, srv)
+    Dq = np.where(delay, 0.0, D)
+    Zd = Z + np.where(delay, D, 0.0).sum(axis=1)
+    Dtot = D.sum(axis=1)
+    Ntot = N.sum()
+    has = N > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_lo = np.where(has, N / (Zd + Ntot * Dq.sum(axis=1)), 0.0)
+        x_hi = np.where(has, N / (Dtot + Z), 0.0)
+        if method == "balanced job":
+            dmax = Dq.max(axis=1)
+            x_lo = np.maximum(x_lo, np.where(has, N / (Zd + Dq.sum(axis=1) + (Ntot - 1) * dmax), 0.0))
+            kq = int((~delay).sum())
+            if kq and np.all(Zd == 0):
+                dmin = Dq[:, ~delay].min(axis=1)
+                bjb = np.where(dmin > 0, N / ((kq + Ntot - 1) * dmin), np.inf)
+                x_hi = np.minimum(x_hi, np.where(has, bjb, 0.0))
+        others = (x_lo[:, None] * Dq).sum(axis=0)[None, :] - x_lo[:, None] * Dq   # (C, K)
+        room = np.where(Dq > 0, np.maximum(cap[None, :] - others, 0.0) / Dq, np.inf)
+        x_hi = np.where(has, np.minimum(x_hi, room.min(axis=1)), 0.0)
+        x_lo = np.minimum(x_lo, x_hi)
+        r_lo = np.where(has, N / x_hi - Z, 0.0)
+        r_hi = np.where(has, N / x_lo - Z, 0.0)
+    return MultiClassBoundsResult(throughput_lower=x_lo, throughput_upper=x_hi,
+                                  response_time_lower=np.maximum(r_lo, 0.0),
+                                  response_time_upper=r_hi, method=method)
+
+
+@dataclasses.dataclass(frozen=True)
+class BottleneckResult(Result):
+    """Bottlenecks of a two-class network over the population mix (Balbo & Serazzi).
+
+    One row per sector of the class-1 population fraction beta_1 = N_1/N in [0, 1].
+
+    Attributes
+    ----------
+    beta_low, beta_high : ndarray
+        Ends of the sector [1].
+    stations : tuple of tuple of int
+        The station(s) that saturate as N grows with beta_1 inside the sector: one for
+        a single bottleneck, two in a saturation sector of common bottlenecks.
+    common : ndarray of bool
+        True for a saturation sector (two stations saturate together).
+    throughput_mix : ndarray
+        Class-1 share of the throughput X_1/(X_1 + X_2) at which the two stations of a
+        saturation sector are equally loaded (NaN for a single bottleneck) [1].
+    """
+
+    beta_low: np.ndarray
+    beta_high: np.ndarray
+    stations: tuple
+    common: np.ndarray
+    throughput_mix: np.ndarray
+
+    def to_frame(self):
+        """One row per sector."""
+        import pandas as pd
+
+        return pd.DataFrame({"beta_low": self.beta_low, "beta_high": self.beta_high,
+                             "stations": list(self.stations), "common": self.common,
+                             "throughput_mix": self.throughput_mix})
+
+
+def bottleneck_mixes(service_demands, servers=1) -> BottleneckResult:
+    r"""Bottleneck analysis of a two-class closed network over population mixes.
+
+    Parameters
+    ----------
+    service_demands : array_like, shape (2, K)
+        Demand D_ck of the two classes at each station (on one server) [s].
+    servers : int, float or sequence of length K
+        1, an integer c > 1, or ``math.inf`` (delay, never a bottleneck) [1].
+
+    Returns
+    -------
+    BottleneckResult
+        Sectors of beta_1 = N_1/N with their bottleneck station(s).
+
+    Notes
+    -----
+    Balbo & Serazzi (1996): let the total population grow with a fixed mix
+    :math:`\beta_1 = N_1/N`. With throughput mix :math:`\gamma = X_1/(X_1+X_2)`,
+    station k's load per unit throughput is
+    :math:`L_k(\gamma) = (\gamma D_{1k} + (1-\gamma) D_{2k})/c_k`; the stations on the
+    upper envelope of these lines are the potential bottlenecks, and two neighbours i, j
+    on it switch at :math:`\gamma^*_{ij}` where :math:`L_i = L_j`. At that throughput
+    mix both saturate, and since the jobs then sit in those two queues with class shares
+    equal to their utilization shares, the population mixes for which i and j are
+    *common* bottlenecks form the saturation sector
+
+    .. math::
+
+        \beta_1 \in \big[\min(f_i, f_j),\ \max(f_i, f_j)\big],\qquad
+        f_k = \frac{\gamma^* D_{1k}}{\gamma^* D_{1k} + (1-\gamma^*) D_{2k}}
+            = \frac{U_{1k}}{U_k},
+
+    between which a single station is the bottleneck. Exact in the limit N -> infinity
+    for separable networks.
+
+    References
+    ----------
+    G. Balbo, G. Serazzi, "Asymptotic analysis of multiclass closed queueing networks:
+    common bottlenecks", Performance Evaluation 26(1):51-72, 1996.
+    doi:10.1016/0166-5316(95)00007-0
+    G. Balbo, G. Serazzi, "Asymptotic analysis of multiclass closed queueing networks:
+    multiple bottlenecks", Performance Evaluation 30(3):115-152, 1997.
+
+    Examples
+    --------
+    Class 1 loads station 0 (demands 2 vs 1), class 2 loads station 1 (1 vs 2): they
+    switch at gamma* = 1/2 where f_0 = 2/3 and f_1 = 1/3.
+
+    >>> r = bottleneck_mixes([[2.0, 1.0], [1.0, 2.0]])
+    >>> [(round(float(lo), 4), round(float(hi), 4), s)
+    ...  for lo, hi, s in zip(r.beta_low, r.beta_high, r.stations)]
+    [(0.0, 0.3333, (1,)), (0.3333, 0.6667, (0, 1)), (0.6667, 1.0, (0,))]
+    """
+    from ._validate import as_servers
+
+    D = as_float_array("service_demands", service_demands)
+    if D.ndim != 2 or D.shape[0] != 2 or D.shape[1] == 0:
+        raise ValueError("service_demands must have shape (2, stations): the bottleneck "
+                         f"analysis over population mixes is for two classes, got shape {D.shape}")
+    K = D.shape[1]
+    srv = as_servers(servers, K)
+    queue = np.isfinite(srv)
+    if not queue.any() or not (D[:, queue] > 0).any():
+        raise ValueError("service_demands must load at least one station with finite servers")
+    a = np.where(queue, D[0] / np.where(queue, srv, 1.0), -np.inf)   # L_k(1)
+    b = np.where(queue, D[1] / np.where(queue, srv, 1.0), -np.inf)   # L_k(0)
+    # upper envelope of L_k(g) = g a_k + (1 - g) b_k over g in [0, 1]
+    cuts = {0.0, 1.0}
+    for i in range(K):
+        for j in range(i + 1, K):
+            if queue[i] and queue[j]:
+                den = (a[i] - b[i]) - (a[j] - b[j])
+                if den != 0:
+                    g = (b[j] - b[i]) / den
+                    if 0 < g < 1:
+                        cuts.add(float(g))
+    cuts = sorted(cuts)
+    env = []
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        g = 0.5 * (lo + hi)
+        load = g * a + (1 - g) * b
+        k = int(np.argmax(load))
+        if env and env[-1][0] == k:
+            env[-1][2] = hi
+        else:
+            env.append([k, lo, hi])
+    # beta_1 from gamma at a switch: f_k = g D1k / (g D1k + (1-g) D2k)
+    def share(k, g):
+        u1, u2 = g * D[0, k], (1 - g) * D[1, k]
+        return u1 / (u1 + u2) if u1 + u2 > 0 else 0.0
+
+    rows = []
+    beta_prev = 0.0
+    for idx, (k, lo, hi) in enumerate(env):
+        if idx + 1 < len(env):
+            j, g = env[idx + 1][0], hi
+            f1, f2 = sorted((share(k, g), share(j, g)))
+            rows.append((beta_prev, f1, (k,), False, math.nan))
+            rows.append((f1, f2, tuple(sorted((k, j))), True, g))
+            beta_prev = f2
+        else:
+            rows.append((beta_prev, 1.0, (k,), False, math.nan))
+    rows = [r for r in rows if r[1] > r[0] or r[3]]
+    lo, hi, st_, com, mix = zip(*rows)
+    return BottleneckResult(beta_low=np.array(lo), beta_high=np.array(hi), stations=tuple(st_),
+                            common=np.array(com), throughput_mix=np.array(mix))
