@@ -42,7 +42,7 @@ def compile_c() -> dict[str, Path]:
     exes = {}
     for src in sorted((HERE / "c").glob("*.c")):
         exe = BUILD / src.stem
-        subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True)
+        subprocess.run([cc, "-O2", "-o", str(exe), str(src), "-lm"], check=True)
         exes[src.stem] = exe
     return exes
 

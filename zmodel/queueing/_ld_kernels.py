@@ -6,6 +6,8 @@ validation happens here.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -13,9 +15,9 @@ from numba import njit
 def _jit(func):
     """``njit(cache=True)``, or plain ``njit`` if no cache directory is usable."""
     try:
-        return njit(cache=True)(func)
+        return njit(cache=True, error_model="numpy")(func)
     except RuntimeError:  # "cannot cache function ...: no locator available"
-        return njit(func)
+        return njit(error_model="numpy")(func)
 
 
 # station kinds
@@ -153,3 +155,62 @@ def ld_lattice(D, Z, N, kind, inv_alpha, nrates, direct, ldpos, xcomp, xall, R, 
         if N[c] == 0:
             for k in range(K):
                 R[c, k] = 0.0
+
+
+@_jit
+def finite_source_batch(n_pop, think, log_mu, mu, p, x, q, u):
+    """Finite-source birth-death chains, one per row.
+
+    n_pop (B,) float, think (B,), log_mu (B, M) = log mu(1..M), or (B, 0) to take the
+    logs of ``mu``; mu (B, M) the rates (for X; may be (B, 0) when log_mu is given, to
+    skip X, Q and U). Writes p (B, M + 1) (zero beyond N), x (B,) = sum p_n mu(n),
+    q (B,) = sum n p_n, u (B,) = sum_{n >= 1} p_n. Think time 0 puts all N jobs at the
+    station. Log weights log N!/(N-n)! - n log Z - sum_{j<=n} log mu(j), shifted by their
+    maximum, exponentiated and normalised to an exact sum of 1.
+    """
+    B = n_pop.shape[0]
+    M = p.shape[1] - 1
+    want = mu.shape[1] > 0
+    have_log = log_mu.shape[1] > 0
+    for b in range(B):
+        n = int(n_pop[b])
+        for k in range(M + 1):
+            p[b, k] = 0.0
+        if think[b] == 0.0:
+            p[b, n] = 1.0
+            if want:
+                x[b] = mu[b, n - 1] if n > 0 else 0.0
+                q[b] = n
+                u[b] = 1.0 if n > 0 else 0.0
+            continue
+        lz = np.log(think[b])
+        lgn = math.lgamma(n + 1.0)
+        cs = 0.0
+        mx = -np.inf
+        for k in range(n + 1):
+            if k > 0:
+                cs += log_mu[b, k - 1] if have_log else np.log(mu[b, k - 1])
+            w = lgn - math.lgamma(n - k + 1.0) - k * lz - cs
+            p[b, k] = w
+            if w > mx:
+                mx = w
+        s = 0.0
+        for k in range(n + 1):
+            w = np.exp(p[b, k] - mx)
+            p[b, k] = w
+            s += w
+        inv = 1.0 / s
+        xs = 0.0
+        qs = 0.0
+        us = 0.0
+        for k in range(n + 1):
+            pk = p[b, k] * inv
+            p[b, k] = pk
+            qs += k * pk
+            if want and k > 0:
+                xs += pk * mu[b, k - 1]
+                us += pk
+        if want:
+            x[b] = xs
+            q[b] = qs
+            u[b] = us

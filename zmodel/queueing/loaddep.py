@@ -152,10 +152,8 @@ def _rate_tables(rate_multipliers, servers, K, total):
 def _compress(table):
     """Drop the constant tail: alpha(j) = alpha(last) for j beyond the returned length."""
     t = np.asarray(table, dtype=float)
-    n = t.size
-    while n > 1 and t[n - 2] == t[-1]:
-        n -= 1
-    return t[:n]
+    differ = np.flatnonzero(t != t[-1])
+    return t[:differ[-1] + 2] if differ.size else t[:1]
 
 
 # --------------------------------------------------------------------------- core solve
@@ -445,26 +443,16 @@ def finite_source_probabilities(population, think_time, log_service_rate):
     >>> (finite_source_probabilities([2.0], [1.0], [[0.0, 0.0]]) * 5).round(12).tolist()
     [[1.0, 2.0, 2.0]]
     """
-    from scipy.special import gammaln
+    from . import _ld_kernels as lk
 
-    n_pop = np.asarray(population, dtype=float)
-    think = np.asarray(think_time, dtype=float)
-    log_mu = np.asarray(log_service_rate, dtype=float)
-    m = log_mu.shape[1]
-    k = np.arange(m + 1, dtype=float)[None, :]
-    nn = n_pop[:, None]
-    inside = k <= nn
-    csum = np.concatenate([np.zeros((len(n_pop), 1)), np.cumsum(log_mu, axis=1)], axis=1)
-    no_think = (think == 0)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_z = np.log(np.where(no_think, 1.0, think[:, None]))
-        logw = gammaln(nn + 1) - gammaln(np.where(inside, nn - k, 0.0) + 1) - k * log_z - csum
-        logw = np.where(no_think, np.where(k == nn, 0.0, -np.inf), logw)
-        logw = np.where(inside, logw, -np.inf)
-        # shift by the largest weight, then normalise the sum (an exact sum of 1, where
-        # exp(logw - logsumexp) drifts by eps * |logsumexp| at populations of 1e5)
-        w = np.exp(logw - logw.max(axis=1, keepdims=True))
-        return w / w.sum(axis=1, keepdims=True)
+    n_pop = np.ascontiguousarray(population, dtype=float).reshape(-1)
+    think = np.ascontiguousarray(think_time, dtype=float).reshape(-1)
+    log_mu = np.ascontiguousarray(log_service_rate, dtype=float)
+    p = np.empty((n_pop.size, log_mu.shape[1] + 1))
+    dummy = np.empty(n_pop.size)
+    lk.finite_source_batch(n_pop, think, log_mu, np.empty((n_pop.size, 0)), p, dummy, dummy,
+                           dummy)
+    return p
 
 
 def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
@@ -500,8 +488,9 @@ def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
         p_n \propto \frac{N!}{(N-n)!}\,Z^{-n}\prod_{j=1}^{n}\frac{1}{\mu(j)},\qquad
         X = \sum_n p_n\,\mu(n) = \frac{N - Q}{Z},\qquad Q = \sum_n n\,p_n .
 
-    The weights are summed in log space (``gammaln``, cumulative sum of
-    :math:`\log\mu`, log-sum-exp), so N in the hundreds of thousands is fine. mu(n) =
+    The weights are summed in log space (``lgamma``, cumulative sum of
+    :math:`\log\mu`, shifted by the largest weight and normalised to an exact sum of
+    1; a Numba loop), so N in the hundreds of thousands is fine. mu(n) =
     min(n, c)/S is the M/M/c//N queue; a single-class network of one load-dependent
     station and a delay Z is this chain, and so is a flow-equivalent server with
     terminals (:func:`flow_equivalent_server`).
@@ -552,12 +541,17 @@ def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
     nb = np.broadcast_to(n_pop, shape).reshape(-1).astype(float)
     zb = np.broadcast_to(z, shape).reshape(-1)
     mub = np.broadcast_to(mu, shape + (mu.shape[-1],)).reshape(-1, mu.shape[-1])
-    p = finite_source_probabilities(nb, zb, np.log(mub))
-    x = (p[:, 1:] * mub).sum(axis=1)
-    q = (np.arange(nmax + 1, dtype=float)[None, :] * p).sum(axis=1)
+    from . import _ld_kernels as lk
+
+    mub = np.ascontiguousarray(mub)
+    p = np.empty((nb.size, nmax + 1))
+    x = np.empty(nb.size)
+    q = np.empty(nb.size)
+    util = np.empty(nb.size)   # 1 - p_0, summed without cancellation
+    lk.finite_source_batch(np.ascontiguousarray(nb), np.ascontiguousarray(zb, dtype=float),
+                           np.empty((nb.size, 0)), mub, p, x, q, util)
     with np.errstate(invalid="ignore", divide="ignore"):
         rt = np.where(x > 0, q / np.where(x > 0, x, 1.0), 0.0)
-    util = p[:, 1:].sum(axis=1)  # 1 - p_0 without cancellation
     out = {k: wrap(v.reshape(shape), index, k) for k, v in
            (("throughput", x), ("queue_length", q), ("response_time", rt), ("utilization", util))}
     return FiniteSourceResult(probabilities=p.reshape(shape + (nmax + 1,)), **out)
