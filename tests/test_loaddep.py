@@ -284,3 +284,43 @@ def test_flow_equivalent_server_bad_input():
         flow_equivalent_server([1.0], 0)
     with pytest.raises(ValueError, match="service_demands must not all be zero"):
         flow_equivalent_server([0.0, 0.0], 3)
+
+
+# --------------------------------------------------------------------------- 50-digit reference
+
+def test_two_class_four_server_near_saturation_matches_mpmath_convolution():
+    # Exact normalising constants in 50-digit arithmetic (product form, Baskett et al.
+    # 1975): think station Z_c, a 4-server PS station, a single server; X_c = G(N-e_c)/G(N)
+    # and Q at the 4-server station = sum_a |a| F_0(a) G_{-0}(N - a) / G(N). Demands put
+    # the 4-server station in saturation, where the textbook p(0) = 1 - sum recursion fails.
+    import mpmath  # a SymPy dependency
+    mp = mpmath.mp
+    mp.dps = 50
+    Z = [mp.mpf(1), mp.mpf("0.5")]
+    D0 = [mp.mpf("0.9"), mp.mpf("0.7")]   # 4 servers
+    D1 = [mp.mpf("0.05"), mp.mpf("0.08")]
+    c, N1, N2 = 4, 20, 20
+    fact = [mp.factorial(i) for i in range(N1 + N2 + 1)]
+
+    def A(j):
+        return fact[j] if j <= c else fact[c] * mp.mpf(c) ** (j - c)
+
+    def table(f):
+        return [[f(a, b) for b in range(N2 + 1)] for a in range(N1 + 1)]
+
+    F0 = table(lambda a, b: fact[a + b] / A(a + b) * D0[0] ** a * D0[1] ** b / (fact[a] * fact[b]))
+    F1 = table(lambda a, b: fact[a + b] * D1[0] ** a * D1[1] ** b / (fact[a] * fact[b]))
+    FZ = table(lambda a, b: Z[0] ** a * Z[1] ** b / (fact[a] * fact[b]))
+
+    def conv(F, G):
+        return table(lambda a, b: mp.fsum(F[i][j] * G[a - i][b - j]
+                                          for i in range(a + 1) for j in range(b + 1)))
+
+    G_no0 = conv(F1, FZ)
+    G = conv(F0, G_no0)
+    X = [float(G[N1 - 1][N2] / G[N1][N2]), float(G[N1][N2 - 1] / G[N1][N2])]
+    Q0 = float(mp.fsum((i + j) * F0[i][j] * G_no0[N1 - i][N2 - j]
+                       for i in range(N1 + 1) for j in range(N2 + 1)) / G[N1][N2])
+    r = mva_multiclass([[0.9, 0.05], [0.7, 0.08]], [N1, N2], [1.0, 0.5], servers=[4, 1])
+    np.testing.assert_allclose(r.throughput, X, rtol=1e-12)
+    assert r.queue_length[:, 0].sum() == pytest.approx(Q0, rel=1e-12)
