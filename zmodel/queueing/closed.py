@@ -357,6 +357,12 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1,
     >>> r = mva_multiclass([[1.0, 3.0], [2.0, 4.0]], [1, 1])
     >>> r.throughput * 19   # exact: 3/19 and 2/19
     array([3., 2.])
+
+    One 4-server station, think time 1 s, 100 jobs: all four servers are busy but for a
+    probability of order 1e-100, so X = 4/s.
+
+    >>> float(mva_multiclass([[1.0]], [100], [1.0], servers=[4]).throughput[0])
+    4.0
     """
     D, N, Z, srv = _check_multiclass(service_demands, populations, think_times, servers)
     C, K = D.shape
