@@ -323,11 +323,13 @@ def mva_load_dependent(service_demands, populations, think_times=0.0, servers=1,
     M. Reiser, S. S. Lavenberg, "Mean-value analysis of closed multichain queuing
     networks", J. ACM 27(2):313-322, 1980. doi:10.1145/322186.322195
     G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, *Queueing Networks and Markov
-    Chains*, 2nd ed., Wiley 2006, §8.2.4 (MVA for load-dependent and multiserver
-    nodes, single and multiple classes).
+    Chains*, 2nd ed., Wiley 2006, §8.2 (MVA with load-dependent and multiserver nodes;
+    section as cited for the single-class solver, pages not verified).
     E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
-    Performance*, Prentice Hall 1984, ch. 20 (§20.2 load-dependent service centres,
-    exact MVA).
+    Performance*, Prentice Hall 1984, ch. 20 (load-dependent service centres; pages not
+    verified).
+    G. Casale, G. Serazzi, "Stabilization techniques for load-dependent queueing
+    networks algorithms" (2005): the instability of the textbook p(0) recursion.
 
     Examples
     --------

@@ -68,13 +68,11 @@ def amva_multiserver_residence(service_demands, arrival_queue, servers, busy_ser
     References
     ----------
     A. Seidmann, P. J. Schweitzer, S. Shalev-Oren, "Computerized closed queueing
-    network models of flexible manufacturing systems", Large Scale Systems 12:91-107,
-    1987.
-    J. A. Rolia, K. C. Sevcik, "The Method of Layers", IEEE Trans. Software Eng.
-    21(8):689-700, 1995. doi:10.1109/32.403785
-    G. Bolch, S. Greiner, H. de Meer, K. S. Trivedi, *Queueing Networks and Markov
-    Chains*, 2nd ed., Wiley 2006, §9.1 (approximate MVA, multiple servers).
-
+    network models of flexible manufacturing systems", Large Scale Systems 12, 1987
+    (pages not verified).
+    J. A. Rolia, K. C. Sevcik, "The Method of Layers", IEEE Trans. Software Eng. 21(8),
+    1995; the waiting-time form as implemented in the LQNS solver library (libmva,
+    ``Rolia_Multi_Server``, which cites Rolia's thesis p. 157).
     Examples
     --------
     >>> amva_multiserver_residence([2.0], [3.0], [2]).tolist()   # 2/2 * 4 + 2 * 1/2
@@ -350,7 +348,7 @@ def multiclass_bounds(service_demands, populations, think_times=0.0, servers=1,
     arrival theorem :math:`R_{ck} = D_{ck}(1 + Q_k(\mathbf N - \mathbf e_c))` (for c
     servers, :math:`R_{ck} \le D_{ck}(1 + Q_k)`, and :math:`R_{ck} \ge D_{ck}` always):
 
-    *Asymptotic* (Lazowska et al. 1984, §5.2, per class; Octave ``qncmaba``): a class
+    *Asymptotic* (Lazowska et al. 1984, §5.2, applied per class): a class
     never does better than alone in the network, and the utilization law
     :math:`\sum_c X_c D_{ck} \le c_k` caps each class after the others' lower bounds,
 
@@ -362,7 +360,7 @@ def multiclass_bounds(service_demands, populations, think_times=0.0, servers=1,
 
     the lower one because :math:`Q_k(\mathbf N - \mathbf e_c) \le N - 1`.
 
-    *Balanced job* (Kerola's composite form, Octave ``qncmbsb``): since
+    *Balanced job* (the multi-class form of Kerola's composite bounds): since
     :math:`\sum_k D_{ck} Q_k \le D^{max}_c (N - 1)`,
     :math:`X_c \ge N_c / (Z_c + D_c + (N-1) D^{max}_c)`, and with no think time and no
     delay demand, :math:`\sum_k Q_k(\mathbf N - \mathbf e_c) = N - 1` gives
@@ -375,9 +373,10 @@ def multiclass_bounds(service_demands, populations, think_times=0.0, servers=1,
     E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
     Performance*, Prentice Hall 1984, ch. 5 (§5.2 asymptotic bounds, §5.4 balanced
     system bounds).
-    T. Kerola, "The composite bound method for computing throughput bounds in multiple
-    class environments", Performance Evaluation 6(1):1-9, 1986.
-    doi:10.1016/0166-5316(86)90002-7
+    T. Kerola, "The composite bound method (CBM) for computing throughput bounds in
+    multiple class environments", Tech. Rep. CSD-TR-475, Purdue University, 1984 (as
+    cited by GNU Octave's ``qncmbsb``); the bounds here are re-derived above from the
+    arrival theorem.
 
     Examples
     --------
@@ -473,7 +472,7 @@ def bottleneck_mixes(service_demands, servers=1) -> BottleneckResult:
 
     Notes
     -----
-    Balbo & Serazzi (1996): let the total population grow with a fixed mix
+    Balbo & Serazzi (1997): let the total population grow with a fixed mix
     :math:`\beta_1 = N_1/N`. With throughput mix :math:`\gamma = X_1/(X_1+X_2)`,
     station k's load per unit throughput is
     :math:`L_k(\gamma) = (\gamma D_{1k} + (1-\gamma) D_{2k})/c_k`; the stations on the
@@ -495,10 +494,10 @@ def bottleneck_mixes(service_demands, servers=1) -> BottleneckResult:
     References
     ----------
     G. Balbo, G. Serazzi, "Asymptotic analysis of multiclass closed queueing networks:
-    common bottlenecks", Performance Evaluation 26(1):51-72, 1996.
-    doi:10.1016/0166-5316(95)00007-0
+    multiple bottlenecks", Performance Evaluation 30, 1997, pp. 115-152 (the population
+    mix space partitioned into sectors where several stations saturate together).
     G. Balbo, G. Serazzi, "Asymptotic analysis of multiclass closed queueing networks:
-    multiple bottlenecks", Performance Evaluation 30(3):115-152, 1997.
+    common bottleneck", Performance Evaluation, 1996 (volume and pages not verified).
 
     Examples
     --------
