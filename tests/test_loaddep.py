@@ -324,3 +324,18 @@ def test_two_class_four_server_near_saturation_matches_mpmath_convolution():
     r = mva_multiclass([[0.9, 0.05], [0.7, 0.08]], [N1, N2], [1.0, 0.5], servers=[4, 1])
     np.testing.assert_allclose(r.throughput, X, rtol=1e-12)
     assert r.queue_length[:, 0].sum() == pytest.approx(Q0, rel=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(D=st.lists(st.lists(st.floats(0.1, 2.0), min_size=2, max_size=2), min_size=2, max_size=2),
+       N=st.lists(st.integers(0, 2), min_size=2, max_size=2),
+       Z=st.lists(st.floats(0.2, 2.0), min_size=2, max_size=2),
+       table=st.lists(st.floats(0.2, 4.0), min_size=4, max_size=4),
+       c=st.integers(1, 3))
+def test_random_rate_tables_match_ctmc(D, N, Z, table, c):
+    # any positive alpha (monotone or not) at station 0, c servers at station 1
+    alphas = [lambda n: table[n - 1], lambda n: min(n, c)]
+    X, Q, _ = ctmc_network(D, N, Z, alphas)
+    r = mva_load_dependent(D, N, Z, servers=[1, c], rate_multipliers={0: table})
+    np.testing.assert_allclose(r.throughput, X, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(r.queue_length, Q, rtol=1e-8, atol=1e-12)
