@@ -28,8 +28,9 @@ per-tick global-variable halt (:func:`line_saturation_cpus`).
 
 Conventions. SI units (s, 1/s). A "CPU spinning" is CPU time lost: it waits for a lock or
 burns a hand-off; CPUs outside the lock and the lock holder's useful serial work are useful.
-All birth-death chains are normalised in log space (``gammaln``, cumulative sums of logs,
-log-sum-exp), so thousands of CPUs are fine.
+All birth-death chains are solved by :func:`zmodel.queueing.finite_source_probabilities`
+(log space: ``lgamma``, cumulative sums of logs, shifted by the largest weight and
+normalised), so thousands of CPUs are fine.
 """
 from __future__ import annotations
 
@@ -341,7 +342,8 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
 
     :math:`C = \sum_k k P_k`, speedup :math:`n - C`, throughput
     :math:`X = \sum_{k\ge1} P_k/(s + k c) = (n - C)/a`. The weights are summed in log
-    space (``gammaln``, cumulative sum of :math:`\log(s + jc)`, log-sum-exp). With
+    space (``lgamma``, cumulative sum of :math:`\log(s + jc)`, shifted and normalised;
+:func:`zmodel.queueing.finite_source_probabilities`). With
     :math:`c = 0` this is :func:`spinlock` (M/M/1//N). Because the serial time grows
     linearly with the queue, throughput peaks and then falls sharply once waiters
     accumulate (the collapse of the paper's Figures 2-4). Valid for exponential times, as

@@ -387,8 +387,11 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
 
     :math:`X = \sum_n \min(n, c) p_n / S`, :math:`Q = \sum_n n p_n`, :math:`R = Q/X`
     and :math:`X (R + Z) = N`. Arrivals see the time averages weighted by
-    :math:`(N - n)` (arrival theorem). The weights are normalised in log space
-    (``gammaln`` and log-sum-exp), so N in the hundreds of thousands is fine; memory
+    :math:`(N - n)` (arrival theorem). This is the finite-source chain with
+    :math:`\mu(n) = \min(n, c)/S`, solved by
+    :func:`zmodel.queueing.finite_source_probabilities` in log space (``lgamma``,
+    shifted by the largest weight and normalised), so N in the hundreds of thousands is
+    fine; memory
     is one row of N + 1 floats per batch entry. With Z = 0 all N jobs sit at the
     station.
 
