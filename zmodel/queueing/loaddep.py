@@ -54,7 +54,8 @@ class LoadDependentMVAResult(Result):
     marginal : ndarray or None
         With ``marginals=True``: p_k(j | N), the probability of j jobs at station k,
         j = 0..N (N the total population), for load-dependent and multi-server
-        stations (NaN rows for the others), shape (K, N + 1); else None [1].
+        stations (NaN rows for the others, and for a constant rate table, which is
+        solved as a plain queue), shape (K, N + 1); else None [1].
     """
 
     throughput: np.ndarray
@@ -168,9 +169,17 @@ def _solve(D, Z, N, kind, tables, full_marginal=False, lattice=False):
 
     C, K = D.shape
     total = int(N.sum())
+    comp = {k: _compress(tables[k]) for k in range(K) if kind[k] == lk.LD}
+    # a constant rate alpha is a plain queue with demand D / alpha (exact, one pass less)
+    kind = kind.copy()
+    D = np.array(D, dtype=float)
+    for k, t in comp.items():
+        if t.size == 1:
+            kind[k] = lk.QUEUE
+            D[:, k] = D[:, k] / t[0]
     ld = [k for k in range(K) if kind[k] == lk.LD]
     M = len(ld)
-    comp = {k: _compress(tables[k]) for k in ld}
+    comp = {k: comp[k] for k in ld}
     # alpha nondecreasing: the short form (positive terms, J_k marginals); otherwise the
     # direct sum over all j (positive terms, every marginal stored)
     direct = np.zeros(K, dtype=np.bool_)

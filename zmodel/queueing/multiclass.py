@@ -243,7 +243,11 @@ def mixed_multiserver(open_arrival_rates, open_demands, closed_demands, populati
         q_cl[trapped] = pops[trapped, None] * share / share.sum(axis=1, keepdims=True)
         r_cl[trapped] = np.where(share > 0, np.inf, 0.0)
     q_open = np.zeros(K)
+    q_closed = q_cl.sum(axis=0)
     for k, lp in log_phi.items():
+        if srv[k] == 1:  # alpha* = 1 - rho: E[m | n] = (n + 1) rho / (1 - rho)
+            q_open[k] = rho[k] * (1.0 + q_closed[k]) / (1.0 - rho[k])
+            continue
         n = np.arange(total + 1, dtype=float)
         e_m = (n + 1) * rho[k] * np.exp(lp[1:total + 2] - lp[:total + 1])   # E[m | n]
         q_open[k] = float((marg[k] * e_m).sum())
