@@ -191,7 +191,13 @@ def main(argv=None) -> int:
                  f"X = {rs.throughput:.6f} <= {min(cap, N / (Dt + Zh)):.6f}: "
                  f"{'within bounds' if ok else 'BOUNDS VIOLATED'}"))
 
-    # 5. distributions and CTMC solvers (issue 13, parts 3-5): benchmarks/distributions_cases.py
+    # 5. load-dependent and multi-server exact solvers, sizes in 1 s / 1 GiB (issue 13)
+    import bench_loaddep
+
+    rows += bench_loaddep.rows(exes, rng, R, run_c, best_of, max_rel)
+    rows += bench_loaddep.capacity()
+
+    # 6. distributions and CTMC solvers (issue 13, parts 3-5): benchmarks/distributions_cases.py
     from distributions_cases import rows as distribution_rows
 
     rows.extend(distribution_rows(exes, R, run_c, best_of, max_rel))
@@ -233,15 +239,21 @@ loop of the same algorithm, run side by side on the same inputs in the same run.
   result construction, after one warm-up call, so Numba compilation is excluded and
   reported separately below. Single-threaded on both sides. "max rel. diff" compares C
   and zmodel throughputs and queue lengths (residence times for the multi-class case).
-* Sources: `benchmarks/c/mva_batch.c`, `benchmarks/c/mva_multiclass.c`, `benchmarks/run.py`;
-  distributions and CTMC: `benchmarks/c/log_marginals.c`, `benchmarks/distributions_cases.py`.
+* Sources: `benchmarks/c/mva_batch.c`, `benchmarks/c/mva_multiclass.c`,
+  `benchmarks/c/mva_ld_multiclass.c`, `benchmarks/c/finite_source.c`, `benchmarks/run.py`,
+  `benchmarks/bench_loaddep.py`; distributions and CTMC: `benchmarks/c/log_marginals.c`,
+  `benchmarks/distributions_cases.py`.
 
 {table}
 
 Targets (from the design issue): multi-class lattice and the 100,000-network batch
 within 2x of C; N = 1,000,000 finite and inside the asymptotic bounds;
-`import zmodel` <= 0.3 s; log-space marginal probabilities within 1.5x of C (issue 13). Timings on a shared 2-core machine vary by tens of percent
-between runs.
+`import zmodel` <= 0.3 s; the load-dependent / multi-server exact solvers of issue 13
+(`mva_multiclass` with c-server or rate-table stations, `mva` with `rate_multipliers`,
+`finite_source`) and the log-space marginal probabilities within 1.5x of the same
+algorithm in C. The "in 1 s / 1 GiB" rows scan growing sizes and report the largest
+solved in under 1 s whose memory fits in 1 GiB. Timings on a shared 2-core machine vary
+by tens of percent between runs.
 """
         (REPO / "BENCHMARKS.md").write_text(md)
         print(f"\nwrote {REPO / 'BENCHMARKS.md'}")

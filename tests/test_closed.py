@@ -505,12 +505,14 @@ def test_amva_nonconvergence_warns():
     (lambda: mva_multiclass([[1.0, 2.0]], [1, 2]), "populations must have one entry per class"),
     (lambda: mva_multiclass([[1.0, 2.0]], [1.5]), "populations must be an integer"),
     (lambda: mva_multiclass([[1.0]], [1], think_times=[1, 2]), "think_times must be a scalar or have one entry"),
-    (lambda: mva_multiclass([[1.0, 2.0]], [5], servers=[2, 1]), "servers must be 1 or math.inf in mva_multiclass"),
+    (lambda: mva_multiclass(np.ones((4, 2)), [200] * 4, servers=[2, 1]),
+     "populations and load-dependent stations need"),
     (lambda: mva_multiclass(np.ones((4, 2)), [200] * 4), "populations span"),
     (lambda: amva([[1.0]], [2], method="mvx"), "method must be 'schweitzer' or 'linearizer'"),
     (lambda: amva([[1.0]], [2], tol=0), "tol must be a positive finite number"),
     (lambda: amva([[1.0]], [2], max_iter=0), "max_iter must be a positive integer"),
-    (lambda: amva([[1.0, 2.0]], [2], servers=[1, 3]), "servers must be 1 or math.inf in amva"),
+    (lambda: amva([[1.0, 2.0]], [2], servers=[1, 3], multiserver="conway"),
+     "multiserver must be 'seidmann' or 'rolia'"),
 ])
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):

@@ -210,8 +210,8 @@ def test_errors():
         mixed_network([1.0], [[0.1, 0.1]], [[0.1, 0.1]], [1.5])
     with pytest.raises(ValueError, match="think_times must be a scalar or have one entry per closed class"):
         mixed_network([1.0], [[0.1, 0.1]], [[0.1, 0.1]], [1], think_times=[1.0, 2.0])
-    with pytest.raises(ValueError, match="servers must be 1 or math.inf in a mixed network"):
-        mixed_network([1.0], [[0.1, 0.1]], [[0.1, 0.1]], [1], servers=[1, 2])
+    with pytest.raises(ValueError, match="servers must be a positive integer or math.inf"):
+        mixed_network([1.0], [[0.1, 0.1]], [[0.1, 0.1]], [1], servers=[1, 2.5])
     with pytest.raises(ValueError, match="open_arrival_rates must be non-negative"):
         mixed_network([-1.0], [[0.1, 0.1]], [[0.1, 0.1]], [1])
     with pytest.raises(ValueError, match="closed_demands must be non-negative"):

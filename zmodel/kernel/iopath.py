@@ -569,19 +569,12 @@ def anticipation_hold(think_time, antic_expire):
 
 def _birth_death(n_pop: int, think: float, mu) -> tuple[float, float]:
     """Finite-source birth–death chain: births (N - n)/Z, deaths mu(n); returns (X, P(n = 0))."""
-    from scipy.special import gammaln, logsumexp
+    from ..queueing.loaddep import finite_source
 
     if n_pop == 0:
         return 0.0, 0.0
-    n = np.arange(n_pop + 1, dtype=float)
-    rates = np.array([mu(k) for k in range(1, n_pop + 1)], dtype=float)
-    if think == 0:
-        return float(rates[-1]), 0.0
-    # log p_n = log N!/(N-n)! - n log Z - sum_{k<=n} log mu(k)
-    logw = gammaln(n_pop + 1) - gammaln(n_pop - n + 1) - n * math.log(think) \
-        - np.concatenate(([0.0], np.cumsum(np.log(rates))))
-    p = np.exp(logw - logsumexp(logw))
-    return float(np.dot(p[1:], rates)), float(p[0])
+    r = finite_source(n_pop, think, mu)
+    return float(r.throughput), float(r.probabilities[0])
 
 
 def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, locality=1.0,

@@ -28,8 +28,9 @@ per-tick global-variable halt (:func:`line_saturation_cpus`).
 
 Conventions. SI units (s, 1/s). A "CPU spinning" is CPU time lost: it waits for a lock or
 burns a hand-off; CPUs outside the lock and the lock holder's useful serial work are useful.
-All birth-death chains are normalised in log space (``gammaln``, cumulative sums of logs,
-log-sum-exp), so thousands of CPUs are fine.
+All birth-death chains are solved by :func:`zmodel.queueing.finite_source_probabilities`
+(log space: ``lgamma``, cumulative sums of logs, shifted by the largest weight and
+normalised), so thousands of CPUs are fine.
 """
 from __future__ import annotations
 
@@ -300,20 +301,10 @@ def _chain(n, think, log_service):
     ``n`` (B,), ``think`` (B,), ``log_service`` (B, M) = log of the mean service time in
     states 1..M (M = max n). Returns p (B, M+1) over states 0..M.
     """
-    from scipy.special import gammaln, logsumexp
+    from ..queueing.loaddep import finite_source_probabilities
 
-    m = log_service.shape[1]
-    k = np.arange(m + 1, dtype=float)[None, :]
-    nn = n[:, None]
-    inside = k <= nn
-    csum = np.concatenate([np.zeros((len(n), 1)), np.cumsum(log_service, axis=1)], axis=1)
-    no_think = (think == 0)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_z = np.log(np.where(no_think, 1.0, think[:, None]))
-        logw = gammaln(nn + 1) - gammaln(np.where(inside, nn - k, 0.0) + 1) - k * log_z + csum
-        logw = np.where(no_think, np.where(k == nn, 0.0, -np.inf), logw)
-        logw = np.where(inside, logw, -np.inf)
-        return np.exp(logw - logsumexp(logw, axis=1, keepdims=True))
+    # service rate mu(k) = 1 / (mean service time in state k): log mu = -log_service
+    return finite_source_probabilities(n, think, -log_service)
 
 
 def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
@@ -351,7 +342,8 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
 
     :math:`C = \sum_k k P_k`, speedup :math:`n - C`, throughput
     :math:`X = \sum_{k\ge1} P_k/(s + k c) = (n - C)/a`. The weights are summed in log
-    space (``gammaln``, cumulative sum of :math:`\log(s + jc)`, log-sum-exp). With
+    space (``lgamma``, cumulative sum of :math:`\log(s + jc)`, shifted and normalised;
+:func:`zmodel.queueing.finite_source_probabilities`). With
     :math:`c = 0` this is :func:`spinlock` (M/M/1//N). Because the serial time grows
     linearly with the queue, throughput peaks and then falls sharply once waiters
     accumulate (the collapse of the paper's Figures 2-4). Valid for exponential times, as

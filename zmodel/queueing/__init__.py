@@ -36,6 +36,15 @@ _EXPORTS = {
     "MVAResult": "closed", "MultiClassMVAResult": "closed", "AMVAResult": "closed",
     "asymptotic_bounds": "bounds", "balanced_job_bounds": "bounds", "BoundsResult": "bounds",
     "mixed_network": "mixed", "MixedNetworkResult": "mixed",
+    # load-dependent and multi-server stations (loaddep.py)
+    "mva_load_dependent": "loaddep", "LoadDependentMVAResult": "loaddep",
+    "flow_equivalent_server": "loaddep", "FlowEquivalentResult": "loaddep",
+    "finite_source": "loaddep", "finite_source_probabilities": "loaddep",
+    "FiniteSourceResult": "loaddep",
+    # multi-server approximations, mixed multi-server networks, multi-class bounds
+    "multiclass": None,
+    "multiclass_bounds": "multiclass", "MultiClassBoundsResult": "multiclass",
+    "bottleneck_mixes": "multiclass", "BottleneckResult": "multiclass",
     # single stations (erlang.py, single.py)
     "erlang_b": "erlang", "erlang_c": "erlang",
     "mm1": "single", "mmc": "single", "mmck": "single", "machine_repairman": "single",

@@ -97,12 +97,16 @@ class AMVAResult(MultiClassMVAResult):
         Largest absolute change of a queue length in the last core iteration [1].
     converged : bool
         Whether ``residual < tol`` was reached within ``max_iter``.
+    multiserver : str
+        Approximation used for multi-server stations, ``"seidmann"`` or ``"rolia"``
+        (``""`` when the network has none).
     """
 
     method: str = "schweitzer"
     iterations: int = 0
     residual: float = 0.0
     converged: bool = True
+    multiserver: str = ""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -129,7 +133,8 @@ def _utilization(x, demands, servers):
 
 # --------------------------------------------------------------------------- mva
 
-def mva(service_demands, population, think_time=0.0, servers=1) -> MVAResult:
+def mva(service_demands, population, think_time=0.0, servers=1,
+        rate_multipliers=None) -> MVAResult:
     r"""Exact single-class Mean Value Analysis of a closed product-form network.
 
     Parameters
@@ -145,6 +150,11 @@ def mva(service_demands, population, think_time=0.0, servers=1) -> MVAResult:
     servers : int, float or sequence of length K
         1 = single-server queue, an integer k > 1 = k identical servers (solved
         exactly), ``math.inf`` = delay station [1].
+    rate_multipliers : dict or sequence, optional
+        Load-dependent stations: ``{station: alpha}`` with ``alpha`` a table alpha(1),
+        alpha(2), ... (at least one entry per population level up to the largest N) or
+        a callable alpha(n); solved by the exact load-dependent recursion of
+        :func:`zmodel.queueing.mva_load_dependent`, one network at a time [1].
 
     Returns
     -------
@@ -235,7 +245,13 @@ def mva(service_demands, population, think_time=0.0, servers=1) -> MVAResult:
     R = np.empty((B, K))
     U = np.empty((B, K))
     resp = np.empty(B)
-    _kernels().mva_batch(Db, Zb, Nb, srv, X, Q, R, U, resp)
+    if rate_multipliers is None:
+        _kernels().mva_batch(Db, Zb, Nb, srv, X, Q, R, U, resp)
+    else:
+        from .loaddep import _mva_batch_ld
+
+        X, Q, R, U = _mva_batch_ld(Db, Zb, Nb, srv, rate_multipliers)
+        resp = R.sum(axis=1)
     if np.isnan(X).any():
         _check_total_demand("think_time", Db.sum(axis=1) + Zb, Nb)
     X = X.reshape(batch)
@@ -281,7 +297,8 @@ def _multiclass_result(cls, X, R, D, srv, **extra):
                queue_length=Q, utilization=U, **extra)
 
 
-def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> MultiClassMVAResult:
+def mva_multiclass(service_demands, populations, think_times=0.0, servers=1,
+                   rate_multipliers=None) -> MultiClassMVAResult:
     r"""Exact multi-class Mean Value Analysis of a closed product-form network.
 
     Parameters
@@ -293,10 +310,11 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
     think_times : float or array_like
         Think time Z_c of each class, scalar or shape (C,) [s].
     servers : int, float or sequence of length K
-        1 = single-server queue, ``math.inf`` = delay station [1]. Multi-server stations
-        are not supported by the exact multi-class solver (ValueError) unless they
-        have at least as many servers as the total population (then they are exactly
-        delay stations).
+        1 = single-server queue, an integer c > 1 = c identical servers, ``math.inf``
+        = delay station [1].
+    rate_multipliers : dict or sequence, optional
+        Load-dependent stations alpha_k(n), a table or a callable per station; see
+        :func:`zmodel.queueing.mva_load_dependent` [1].
 
     Returns
     -------
@@ -318,7 +336,10 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
 
     (R_ck = D_ck at a delay station). Only the total queue length per station and
     vector is stored: prod(N_c + 1) x K numbers. Cost O(C K prod(N_c + 1)); a lattice
-    over 5e7 cells is refused -- use :func:`amva`.
+    over 5e7 cells is refused -- use :func:`amva`. Networks with multi-server or
+    load-dependent stations are solved by the exact load-dependent recursion of
+    :func:`zmodel.queueing.mva_load_dependent` (marginal probabilities carried as
+    positive ratios, stable near saturation).
 
     Valid for closed, separable networks: FCFS stations must have class-independent
     service times (PS, LCFS-PR and delay stations may differ by class).
@@ -336,16 +357,24 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
     >>> r = mva_multiclass([[1.0, 3.0], [2.0, 4.0]], [1, 1])
     >>> r.throughput * 19   # exact: 3/19 and 2/19
     array([3., 2.])
+
+    One 4-server station, think time 1 s, 100 jobs: all four servers are busy but for a
+    probability of order 1e-100, so X = 4/s.
+
+    >>> float(mva_multiclass([[1.0]], [100], [1.0], servers=[4]).throughput[0])
+    4.0
     """
     D, N, Z, srv = _check_multiclass(service_demands, populations, think_times, servers)
     C, K = D.shape
     total_pop = int(N.sum())
     multi = np.isfinite(srv) & (srv > 1) & (srv < total_pop)
-    if multi.any():
-        k = int(np.argmax(multi))
-        raise ValueError(
-            "servers must be 1 or math.inf in mva_multiclass (exact multi-server "
-            f"multi-class MVA is not implemented), got {srv[k]:g} at index {k}")
+    if multi.any() or rate_multipliers is not None:
+        from .loaddep import mva_load_dependent
+
+        r = mva_load_dependent(D, N, Z, srv, rate_multipliers)
+        return MultiClassMVAResult(throughput=r.throughput, response_time=r.response_time,
+                                   residence_time=r.residence_time, queue_length=r.queue_length,
+                                   utilization=r.utilization)
     delay = ~(srv == 1)
     cells = math.prod(int(n) + 1 for n in N) * K
     if cells > _MAX_LATTICE_CELLS:
@@ -360,12 +389,17 @@ def mva_multiclass(service_demands, populations, think_times=0.0, servers=1) -> 
 
 # --------------------------------------------------------------------------- amva
 
-def _amva_core(D, N, Z, delay, F, Q, tol, max_iter):
+def _amva_core(D, N, Z, delay, F, Q, tol, max_iter, nserv=None, multiserver="seidmann"):
     """Fixed point of the approximate MVA equations at population N.
 
     ``F[j, c, k]`` is the fractional deviation Q_ck(N - e_j)/(N - e_j)_c - Q_ck(N)/N_c
-    (zero for Bard--Schweitzer). Returns (Q, X, R, iterations, residual).
+    (zero for Bard--Schweitzer). ``nserv`` (K,) holds the servers of multi-server
+    stations (1 elsewhere). Returns (Q, X, R, iterations, residual).
     """
+    if nserv is not None and np.any(nserv > 1):
+        from .multiclass import _amva_core_multiserver
+
+        return _amva_core_multiserver(D, N, Z, delay, F, Q, tol, max_iter, nserv, multiserver)
     C, K = D.shape
     Nf = N.astype(float)
     safe = np.where(Nf > 0, Nf, 1.0)
@@ -390,7 +424,7 @@ def _amva_core(D, N, Z, delay, F, Q, tol, max_iter):
 
 
 def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol=1e-10,
-         max_iter=10000, servers=1) -> AMVAResult:
+         max_iter=10000, servers=1, multiserver="seidmann") -> AMVAResult:
     r"""Approximate multi-class MVA: Bard--Schweitzer or Linearizer.
 
     Parameters
@@ -408,8 +442,14 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
     max_iter : int
         Iteration limit of each fixed point [1].
     servers : int, float or sequence of length K
-        1 = queue, ``math.inf`` = delay station (multi-server stations are not
-        approximated here) [1].
+        1 = queue, an integer c > 1 = c identical servers, ``math.inf`` = delay
+        station [1]. A station with at least as many servers as jobs is a delay
+        (exact); the others follow ``multiserver``.
+    multiserver : {"seidmann", "rolia"}
+        Approximation of a c-server station: Seidmann et al. (a single server of demand
+        D/c plus a delay of D (c-1)/c) or Rolia & Sevcik (the arrival queue weighted by
+        the probability that all c servers are busy, estimated as U^c); see
+        :func:`zmodel.queueing.multiclass.amva_multiserver_residence` [1].
 
     Returns
     -------
@@ -462,15 +502,17 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
         raise ValueError(f"tol must be a positive finite number, got {tol!r}")
     if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    finite_multi = np.isfinite(srv) & (srv > 1)
-    if finite_multi.any():
-        k = int(np.argmax(finite_multi))
-        raise ValueError(f"servers must be 1 or math.inf in amva, got {srv[k]:g} at index {k}")
-    delay = np.isinf(srv)
+    if multiserver not in ("seidmann", "rolia"):
+        raise ValueError(f"multiserver must be 'seidmann' or 'rolia', got {multiserver!r}")
+    total_pop = int(N.sum())
+    # never more busy servers than jobs: c >= N is exactly a delay (c = 2 is NOT a queue)
+    delay = np.isinf(srv) | ((srv > 1) & (srv >= total_pop))
+    nserv = np.where(delay, 1.0, srv)
+    ms_used = multiserver if bool(np.any(nserv > 1)) else ""
     C, K = D.shape
     Q0 = np.where(N[:, None] > 0, N[:, None] / K, 0.0) * np.ones((1, K))
     F = np.zeros((C, C, K))
-    Q, X, R, iters, resid = _amva_core(D, N, Z, delay, F, Q0, tol_f, max_iter)
+    Q, X, R, iters, resid = _amva_core(D, N, Z, delay, F, Q0, tol_f, max_iter, nserv, multiserver)
     converged = resid < tol_f
     if method == "linearizer":
         outer_done = False
@@ -485,7 +527,8 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
                 Nj = N.copy()
                 Nj[j] -= 1
                 Qj, _, _, _, rj = _amva_core(D, Nj, Z, delay, F, Q * np.where(
-                    N > 0, Nj / np.where(N > 0, Nf, 1.0), 0.0)[:, None], tol_f, max_iter)
+                    N > 0, Nj / np.where(N > 0, Nf, 1.0), 0.0)[:, None], tol_f, max_iter,
+                    nserv, multiserver)
                 converged &= rj < tol_f
                 with np.errstate(divide="ignore", invalid="ignore"):
                     a = np.where(Nj[:, None] > 0, Qj / np.where(Nj > 0, Nj, 1)[:, None], 0.0)
@@ -493,7 +536,8 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
                 Fn[j] = np.where(Nj[:, None] > 0, a - b, 0.0)
             change = float(np.max(np.abs(Fn - F))) if F.size else 0.0
             F = Fn
-            Q, X, R, _, resid = _amva_core(D, N, Z, delay, F, Q, tol_f, max_iter)
+            Q, X, R, _, resid = _amva_core(D, N, Z, delay, F, Q, tol_f, max_iter, nserv,
+                                           multiserver)
             if change < tol_f:
                 outer_done = True
                 break
@@ -503,4 +547,4 @@ def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol
         warnings.warn(f"amva ({method}) did not converge: residual {resid:.3g} >= tol "
                       f"{tol_f:.3g} after {iters} iterations", RuntimeWarning, stacklevel=2)
     return _multiclass_result(AMVAResult, X, R, D, srv, method=method, iterations=int(iters),
-                              residual=float(resid), converged=converged)
+                              residual=float(resid), converged=converged, multiserver=ms_used)

@@ -79,8 +79,9 @@ def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
     think_times : float or array_like, shape (C,), optional
         Think time Z_c of each closed class [s].
     servers : float or sequence of length K, optional
-        1 (single-server queue, default) or ``math.inf`` (delay station) per
-        station; multi-server stations are not supported [1].
+        1 (single-server queue, default), an integer c > 1 (c servers, solved
+        exactly by :func:`zmodel.queueing.multiclass.mixed_multiserver`; utilization
+        is then per server) or ``math.inf`` (delay station) per station [1].
 
     Returns
     -------
@@ -166,8 +167,9 @@ def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
                          f"got shape {z.shape}")
     srv = as_servers(servers, k)
     if (np.isfinite(srv) & (srv != 1)).any():
-        raise ValueError("servers must be 1 or math.inf in a mixed network, got "
-                         f"{srv[np.isfinite(srv) & (srv != 1)][0]:g}")
+        from .multiclass import mixed_multiserver
+
+        return MixedNetworkResult(**mixed_multiserver(lam, d_op, d_cl, pops, z, srv))
     delay = np.isinf(srv)
 
     u_open_ck = np.where(delay, 0.0, lam[:, None] * d_op)          # (O, K)

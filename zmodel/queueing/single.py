@@ -387,8 +387,11 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
 
     :math:`X = \sum_n \min(n, c) p_n / S`, :math:`Q = \sum_n n p_n`, :math:`R = Q/X`
     and :math:`X (R + Z) = N`. Arrivals see the time averages weighted by
-    :math:`(N - n)` (arrival theorem). The weights are normalised in log space
-    (``gammaln`` and log-sum-exp), so N in the hundreds of thousands is fine; memory
+    :math:`(N - n)` (arrival theorem). This is the finite-source chain with
+    :math:`\mu(n) = \min(n, c)/S`, solved by
+    :func:`zmodel.queueing.finite_source_probabilities` in log space (``lgamma``,
+    shifted by the largest weight and normalised), so N in the hundreds of thousands is
+    fine; memory
     is one row of N + 1 floats per batch entry. With Z = 0 all N jobs sit at the
     station.
 
@@ -408,7 +411,7 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
     >>> round(r.queue_length, 12), round(r.throughput, 12)
     (1.2, 0.8)
     """
-    from scipy.special import gammaln, logsumexp
+    from .loaddep import finite_source_probabilities
 
     index = series_index(population, think_time, service_time, servers)
     n_pop = as_int_array("population", population, minimum=0).astype(float)
@@ -421,13 +424,9 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
     n = np.arange(int(n_pop.max(initial=0)) + 1, dtype=float)[None, :]
     inside = n <= npop
     no_think = zz == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_r = np.log(ss) - np.log(np.where(no_think, 1.0, zz))
-        log_beta = np.where(n <= cc, gammaln(n + 1), gammaln(cc + 1) + (n - cc) * np.log(cc))
-        logw = gammaln(npop + 1) - gammaln(np.where(inside, npop - n, 0.0) + 1) + n * log_r - log_beta
-        logw = np.where(no_think, np.where(n == npop, 0.0, -np.inf), logw)
-        logw = np.where(inside, logw, -np.inf)
-        p = np.exp(logw - logsumexp(logw, axis=1, keepdims=True))
+    # mu(n) = min(n, c) / S: the load-dependent finite-source chain
+    log_mu = np.log(np.minimum(n[:, 1:], cc)) - np.log(ss)
+    p = finite_source_probabilities(npop[:, 0], zz[:, 0], log_mu)
     busy = (np.minimum(n, cc) * p).sum(axis=1)
     queue_length = (n * p).sum(axis=1)
     queue_waiting = (np.maximum(n - cc, 0.0) * p).sum(axis=1)
