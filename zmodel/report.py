@@ -295,15 +295,21 @@ def example_files(folder=None) -> list[Path]:
 
 
 def _file_title(path: Path) -> str:
-    """The first comment line of a scenario file (its one-line description)."""
+    """The first sentence of a scenario file's leading comment (its description)."""
+    import re
+
+    lines = []
     with open(path, encoding="utf-8-sig") as fh:
         for line in fh:
             line = line.strip()
-            if line.startswith("#") and line.lstrip("#").strip():
-                return line.lstrip("#").strip()
-            if line and not line.startswith("#"):
-                break
-    return path.stem.replace("_", " ")
+            if not line.startswith("#") or not line.lstrip("#").strip():
+                if lines or (line and not line.startswith("#")):
+                    break
+                continue
+            lines.append(line.lstrip("#").strip())
+    text = " ".join(lines)
+    m = re.match(r"(.+?\.)(?:\s|$)", text)
+    return (m.group(1) if m else text) or path.stem.replace("_", " ")
 
 
 def example_predictions(folder=None) -> list[dict]:
@@ -342,10 +348,15 @@ def notebooks(folder=None) -> list[Path]:
     return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
 
-def _kernel_manager():
-    """A kernel manager whose ``python3`` kernel runs this interpreter (the venv's)."""
+@functools.lru_cache(maxsize=1)
+def _manager_class():
+    """An async kernel manager whose ``python3`` kernel runs this interpreter (the venv's).
+
+    Given to nbclient as its ``kernel_manager_class``, so nbclient owns the manager and
+    shuts the kernel down when the notebook is done, has failed or was cancelled.
+    """
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
 
     class _ThisPython(KernelSpecManager):
         def get_kernel_spec(self, kernel_name):
@@ -354,7 +365,12 @@ def _kernel_manager():
                               display_name="Python 3 (ipykernel)", language="python", env={},
                               resource_dir="")
 
-    return KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    class _Manager(AsyncKernelManager):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("kernel_spec_manager", _ThisPython())
+            super().__init__(*args, **kwargs)
+
+    return _Manager
 
 
 @functools.lru_cache(maxsize=1)
@@ -388,33 +404,16 @@ def _client_class():
     return _Client
 
 
-def _shutdown(client, km) -> None:
-    """Stop the client's channels, kill the kernel, remove its connection file; never raises.
-
-    SIGINT is ignored meanwhile (in the main thread), so a second Ctrl-C cannot leave the
-    kernel half shut down.
-    """
-    import threading
-
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        with contextlib.suppress(Exception):
-            kc = getattr(client, "kc", None)
-            if kc is not None:
-                kc.stop_channels()
-        with contextlib.suppress(Exception):
-            if km.has_kernel:
-                km.shutdown_kernel(now=True)
-        with contextlib.suppress(Exception):
-            km.cleanup_resources()
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
-
-
-#: (client, kernel manager) pairs of the notebooks being executed, for an interrupt to stop
+#: clients of the notebooks being executed (an interrupt kills their kernels)
 _ACTIVE: set = set()
+
+
+def _kill(km) -> None:
+    """Kill a kernel's process (no message to it; safe from any thread); never raises."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    with contextlib.suppress(Exception):
+        if process is not None:
+            process.kill()
 
 
 def execute_notebook(path: Path | str, timeout: int = CELL_TIMEOUT):
@@ -429,12 +428,11 @@ def execute_notebook(path: Path | str, timeout: int = CELL_TIMEOUT):
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    km = _kernel_manager()
-    client = _client_class()(nb, km=km, timeout=timeout, kernel_name="python3",
+    client = _client_class()(nb, kernel_manager_class=_manager_class(), timeout=timeout, kernel_name="python3",
+                             shutdown_kernel="immediate",
                              record_timing=False,  # no timestamps: executed notebooks are reproducible
                              resources={"metadata": {"path": str(path.parent)}})
-    pair = (client, km)
-    _ACTIVE.add(pair)
+    _ACTIVE.add(client)
     try:
         client.execute()
     except BaseException:
@@ -442,11 +440,20 @@ def execute_notebook(path: Path | str, timeout: int = CELL_TIMEOUT):
             raise KeyboardInterrupt from None
         raise
     finally:
-        _ACTIVE.discard(pair)
-        _shutdown(client, km)
+        _ACTIVE.discard(client)
+        _reap(client)
     if client.interrupted:
         raise KeyboardInterrupt
     return nb
+
+
+def _reap(client) -> None:
+    """After nbclient's own shutdown: kill a kernel it left (none, normally); never raises."""
+    km = getattr(client, "km", None)
+    if km is not None:
+        _kill(km)
+        with contextlib.suppress(Exception):
+            km.cleanup_connection_file()
 
 
 class NotebookRunner:
@@ -488,8 +495,10 @@ class NotebookRunner:
         self._cancelled = True
         for future in self._futures.values():
             future.cancel()
-        for client, km in list(_ACTIVE):
-            _shutdown(client, km)
+        for client in list(_ACTIVE):  # kill the kernel processes; each thread then cleans up its
+            km = getattr(client, "km", None)  # own client (zmq sockets stay in their thread)
+            if km is not None:
+                _kill(km)
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
@@ -668,7 +677,8 @@ def _fmt_table(frame, formats: dict | None = None, index: bool = False) -> str:
             v = float(v)
             if math.isinf(v):
                 return "inf" if v > 0 else "-inf"
-            return formats.get(col, "{:.6g}").format(v + 0.0)
+            fmt = formats.get(col, "{:.6g}")
+            return fmt(v + 0.0) if callable(fmt) else fmt.format(v + 0.0)
         return str(v)
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
@@ -802,6 +812,15 @@ SCENARIO_ASSUMPTIONS = (
 )
 
 
+def _readable(v: float) -> str:
+    """4 significant digits, without exponent up to 10**7 (``15000``, ``0.003559``)."""
+    if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-4):
+        return f"{v:.4g}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{float(f'{v:.4g}'):g}"
+
+
 def _headline(example: dict) -> str:
     """The front-page table of one example: throughput and response time per sweep point."""
     import pandas as pd
@@ -824,9 +843,9 @@ def _headline(example: dict) -> str:
             cols += [("saturated", ver) for ver in dict.fromkeys(t["kernel.version"])]
         wide = wide[cols]
         wide.columns = [f"{ver}: {rename.get(v, v)}" for v, ver in cols]
-        return _fmt_table(wide.reset_index(), {c: "{:.4g}" for c in wide.columns})
+        return _fmt_table(wide.reset_index(), {c: _readable for c in wide.columns})
     t = t.rename(columns=rename)
-    return _fmt_table(t, {c: "{:.4g}" for c in t.columns})
+    return _fmt_table(t, {c: _readable for c in t.columns})
 
 
 def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] | None = None) -> str:
