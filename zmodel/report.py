@@ -1105,8 +1105,11 @@ def _main(argv: list[str], prog: str) -> int:
     paths = [] if args.text_only else _notebook_paths(args.notebooks)
     if not args.text_only and not Path(args.examples).is_dir():
         raise ReportUsageError(f"--examples: no such folder: '{args.examples}'")
-    steps = len(selected) + (0 if args.text_only else len(paths) + 2)
+    steps = 1 + len(selected) + (0 if args.text_only else len(paths) + 2)
     progress = Progress(steps, prog=prog)
+    progress.write(f"{prog}: {len(selected)} calibrations" + ("" if args.text_only else
+                   f", {len(paths)} notebooks ({'executed' if not args.no_execute else 'rendered'}), "
+                   f"{len(example_files(args.examples))} example scenarios -> {args.output}"))
     failed = []
 
     def on_error(title, target, exc):
@@ -1118,6 +1121,7 @@ def _main(argv: list[str], prog: str) -> int:
     if not args.text_only and not args.no_execute:  # the kernels run the notebooks meanwhile
         runner = NotebookRunner(paths).start()
     try:
+        progress.step("queueing core demonstration")
         progress.echo(demonstration())
         calibrations = run_calibrations([(e.title, e.target) for e in selected], progress=progress, echo=True,
                                         on_error=on_error)

@@ -154,7 +154,7 @@ class _Parser:
         if name in _OPERATORS:
             return f"<mo>{_escape(_OPERATORS[name])}</mo>"
         if name in _FUNCTIONS:
-            return f"<mi>{name}</mi><mo>\u2061</mo>"
+            return f"<mi>{name}</mi>"  # one element, so that a subscript attaches to it
         if name == "\\":  # a line break in display math: a wide space
             return '<mspace width="1em"></mspace>'
         if name in ("text", "mathrm", "textrm", "operatorname", "mbox"):
