@@ -468,3 +468,40 @@ def test_interrupt_exits_130_keeps_the_previous_report_and_no_kernel(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nbs", "report"]  # no build folder left
     gone, alive = psutil.wait_procs(kernels, timeout=10)
     assert not alive, f"kernel still running: {alive}"
+
+
+# --------------------------------------------------------------------------- each area fitted once, progress
+def test_each_area_is_fitted_once_and_the_kernel_summary_reuses_it(monkeypatch, capsys):
+    import io
+
+    import zmodel.fits.kernel_locks as locks
+    import zmodel.fits.kernel_report as kernel_report
+
+    calls, seen = [], {}
+
+    class Fit:
+        def report(self):
+            return "fit report"
+
+    fit = Fit()
+
+    def calibrate():
+        calls.append("locks")
+        return fit
+
+    def summary(results=None):
+        seen.update(results or {})
+        return Fit()
+
+    monkeypatch.setattr(locks, "calibrate_kernel_locks", calibrate)
+    monkeypatch.setattr(kernel_report, "kernel_calibration_report", summary)
+    entries = registry.select(["kernel_locks", "kernel"])
+    stream = io.StringIO()
+    progress = report.Progress(len(entries), prog="t", stream=stream, bar=False)
+    out = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True)
+    assert calls == ["locks"] and seen == {"locks": fit}  # the summary got the fit, not a refit
+    assert [r for _, _, r in out][0] is fit
+    # one progress line per area, as it starts; the text reports stream to stdout
+    assert [ln.split("] ")[1] for ln in stream.getvalue().splitlines()] == ["calibrating kernel_locks",
+                                                                          "calibrating kernel"]
+    assert capsys.readouterr().out.count("fit report") == 2
