@@ -438,6 +438,7 @@ def test_no_kernel_is_left_after_a_failing_notebook(tmp_path):
 
 
 def test_interrupt_exits_130_keeps_the_previous_report_and_no_kernel(tmp_path):
+    import contextlib
     import signal
     import time
 
@@ -452,15 +453,23 @@ def test_interrupt_exits_130_keeps_the_previous_report_and_no_kernel(tmp_path):
                              str(nbdir), "--output", str(out)],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     kernels = []
-    deadline = time.monotonic() + 120
-    while not kernels and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.5)
-        kernels = [c for c in psutil.Process(proc.pid).children(recursive=True)
-                   if "ipykernel_launcher" in " ".join(c.cmdline())]
-    assert kernels, "the kernel never started"
-    time.sleep(3)  # the notebook is executing its cell
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    try:
+        deadline = time.monotonic() + 120
+        while not kernels and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            kernels = [c for c in psutil.Process(proc.pid).children(recursive=True)
+                       if "ipykernel_launcher" in " ".join(c.cmdline())]
+        assert kernels, "the kernel never started"
+        time.sleep(3)  # the notebook is executing its cell
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:  # a hung build must not outlive the test (nor its kernel)
+            proc.kill()
+            proc.wait()
+            for k in kernels:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    k.kill()
     assert proc.returncode == 130, stderr
     assert stderr.splitlines()[-1] == "python -m zmodel.report: interrupted", stderr
     assert "Traceback" not in stderr and "AssertionError" not in stderr
