@@ -693,10 +693,11 @@ def test_report_missing_notebook_folder_is_an_error(capsys, tmp_path):
 def test_plan_cost_limit_names_the_option(capsys, tmp_path):
     toml = tmp_path / "many.toml"
     toml.write_text(REAL_TOML.replace("clients = 8", "clients = 5000"))
-    # cost: 1 point + one MVA pass over populations 1..5000 = 5001 units (cli.estimate_cost)
-    code, out, err = run_main(["plan", str(toml), "--max-cost", "5000"], capsys)
-    assert_one_line_error(code, out, err, "5001", "--max-cost 5001")
-    code, out, err = run_main(["plan", str(toml), "--max-cost", "5001", "--format", "json"], capsys)
+    # cost: one point (POINT_COST units) + one MVA pass over populations 1..5000 (cli.estimate_cost)
+    cost = cli.POINT_COST + 5000
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost - 1)], capsys)
+    assert_one_line_error(code, out, err, f"--max-cost {cost} ")
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost), "--format", "json"], capsys)
     assert code == 0, err
 
 
@@ -704,7 +705,14 @@ def test_plan_refuses_ten_million_clients_by_default(capsys, tmp_path):
     toml = tmp_path / "big.toml"
     toml.write_text(REAL_TOML.replace("clients = 8", "clients = 10000000"))
     code, out, err = run_main(["plan", str(toml)], capsys)
-    assert_one_line_error(code, out, err, "--max-cost", "10000001")
+    assert_one_line_error(code, out, err, f"--max-cost {10_000_000 + cli.POINT_COST} ")
+
+
+def test_plan_refuses_a_million_point_sweep_by_default(stub, capsys):
+    values = ",".join(str(i) for i in range(1, 1001))
+    code, out, err = run_main(["plan", str(stub), "--sweep", f"hardware.cpus={values}",
+                               "--sweep", f"workload.clients={values}"], capsys)
+    assert_one_line_error(code, out, err, "1000000 sweep points", "--max-cost")
 
 
 def test_large_sweep_progress_is_lines_off_a_terminal(stub, capsys):

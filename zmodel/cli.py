@@ -31,11 +31,13 @@ Input and output files:
   file; when FILE is a symbolic link, the link is kept and its target is written (a link
   to a device or to the scenario is refused like the target itself).
 
-Bounded work: ``plan`` estimates the cost of a scenario before solving it -- one unit per
-sweep point plus, for the closed model, the largest population of each combination
-(exact MVA steps through every population up to it) -- and refuses, in one line naming
-``--max-cost``, a plan above :data:`MAX_COST` units (about a minute on one core; a
-population of 10**7 costs 10**7 units, minutes). Large sweeps show progress: a bar on a
+Bounded work: ``plan`` estimates the cost of a scenario before solving it, in exact-MVA
+population steps (about 70 us each on one core): :data:`POINT_COST` per sweep point plus,
+for the closed model, the largest population of each combination of the other swept keys
+(MVA steps through every population up to it) -- and refuses, in one line naming
+``--max-cost``, a plan above :data:`MAX_COST` units (about a minute on one core;
+``clients = 10000000`` costs 10**7 units, about ten minutes; a sweep of 10**6 points
+10**8 units, hours). Large sweeps show progress: a bar on a
 terminal, else a line on stderr every tenth of the way. Values given to ``--sweep`` are
 read as integers, decimal numbers or plain strings; nothing the user types is evaluated.
 
@@ -68,7 +70,7 @@ from pathlib import Path
 
 __all__ = ["main", "build_parser", "parse_sweep_option", "parse_sweep_value", "read_scenario_file",
            "render", "write_atomically", "RESULT_COLUMNS", "UNITS", "UsageError", "LARGE_SWEEP",
-           "MAX_SCENARIO_BYTES", "MAX_COST", "estimate_cost", "throughput_label"]
+           "MAX_SCENARIO_BYTES", "MAX_COST", "POINT_COST", "estimate_cost", "throughput_label"]
 
 PROG = "zmodel"
 #: exit status of a usage or input error (as argparse uses)
@@ -83,6 +85,8 @@ LARGE_SWEEP = 500
 MAX_SCENARIO_BYTES = 1 << 20
 #: default limit of :func:`estimate_cost` (``--max-cost``): about a minute on one core
 MAX_COST = 1_000_000
+#: cost of one sweep point in MVA population steps (~8 ms: building and composing the models)
+POINT_COST = 100
 #: prediction columns of the scenario contract, after the swept key paths
 RESULT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization",
                   "disk_utilization", "steal", "memory_overhead", "features", "parameters", "saturated", "model")
@@ -493,9 +497,10 @@ def render(frame, fmt: str, *, scenario: str = "", sweep: Mapping | None = None)
 def estimate_cost(scenario, sweep: Mapping[str, list]) -> tuple[int, int, int]:
     """``(cost, points, largest population)`` of predicting ``scenario`` over ``sweep``.
 
-    Cost units: one per sweep point, plus, for a closed workload, the largest population
-    of each combination of the other swept keys (exact MVA steps through every
-    population up to it; the populations of a ``workload.clients`` sweep share one pass).
+    Cost units are exact-MVA population steps (about 70 us each): :data:`POINT_COST` per
+    sweep point, plus, for a closed workload, the largest population of each combination
+    of the other swept keys (MVA steps through every population up to it; the populations
+    of a ``workload.clients`` sweep share one pass).
     """
     sweep = dict(sweep or {})
     points = math.prod(len(v) for v in sweep.values()) if sweep else 1
@@ -505,7 +510,7 @@ def estimate_cost(scenario, sweep: Mapping[str, list]) -> tuple[int, int, int]:
     combos = points // max(1, len(sweep.get("workload.clients", [None])))
     workload = getattr(scenario, "workload", None)
     open_load = getattr(workload, "io_rate", None) is not None or "workload.io_rate" in sweep
-    cost = points + (0 if open_load else combos * largest)
+    cost = POINT_COST * points + (0 if open_load else combos * largest)
     return cost, points, largest
 
 
@@ -660,8 +665,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write to FILE (a regular file; atomically, only on success) instead of stdout; "
                       "a symbolic link is followed and its target written")
     plan.add_argument("--max-cost", type=int, metavar="N", default=None,
-                      help=f"refuse plans estimated above N units (default {MAX_COST}, about a minute): one "
-                      "unit per sweep point plus the largest population of each closed-model combination")
+                      help=f"refuse plans estimated above N units (default {MAX_COST}, about a minute): "
+                      f"{POINT_COST} per sweep point plus the largest population of each closed-model "
+                      "combination (one unit = one MVA population step, ~70 us)")
     plan.add_argument("--sweep", action="append", metavar="KEY=V1,V2,...",
                       help="sweep a scenario key over values, e.g. hardware.cpus=1,2,4,8 or "
                       "kernel.version=2.4.21,2.6.10; repeat for a cartesian product; overrides the "
