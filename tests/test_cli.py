@@ -30,7 +30,14 @@ from zmodel.fits import registry
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 CONTRACT_COLUMNS = ["throughput", "response_time", "cpu_utilization", "channel_utilization",
-                    "disk_utilization", "steal", "memory_overhead", "features", "parameters"]
+                    "disk_utilization", "steal", "memory_overhead", "features", "parameters", "saturated", "model"]
+
+
+def csv_headers(throughput_unit):
+    """The contract columns as CSV headers: each numeric column states its unit."""
+    units = {"throughput": throughput_unit, "response_time": "s", "cpu_utilization": "1",
+             "channel_utilization": "1", "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes"}
+    return [f"{c} [{units[c]}]" if c in units else c for c in CONTRACT_COLUMNS]
 EXAMPLE_FILES = ["ficon_sizing.toml", "kernel_upgrade.toml", "oltp_z990_ds8300.toml", "zvm_guests.toml"]
 
 
@@ -102,7 +109,7 @@ def _make_stub():
                              "cpu_utilization": 0.5, "channel_utilization": 0.25, "disk_utilization": 0.125,
                              "steal": 0.0, "memory_overhead": 1024.0,
                              "features": "rmap,o1_scheduler" if version == "2.6.10" else "global_io_request_lock",
-                             "parameters": f"cpus={cpus}"})
+                             "parameters": f"cpus={cpus}", "saturated": "", "model": "closed: stub model"})
             return pd.DataFrame(rows)
 
     mod.Scenario = Scenario
@@ -203,7 +210,8 @@ def test_bad_sweep_option(stub, capsys, tmp_path, option, needle):
 def test_plan_text_with_stub(stub, capsys):
     code, out, err = run_main(["plan", str(stub), "--sweep", "hardware.cpus=1,2,4"], capsys)
     assert code == 0, err
-    assert "hardware.cpus" in out and "throughput [1/s]" in out and "response_time [s]" in out
+    assert "hardware.cpus" in out and "throughput [transactions/s]" in out and "response_time [s]" in out
+    assert "model: closed: stub model" in out
     assert "features: rmap,o1_scheduler" in out  # one value for all rows: printed once
     lines = out.splitlines()
     # header line, the column header, the rule, three rows
@@ -216,11 +224,11 @@ def test_plan_csv_with_stub_and_sweep_product(stub, capsys):
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 4
-    assert list(rows[0]) == ["hardware.cpus", "kernel.version"] + CONTRACT_COLUMNS
+    assert list(rows[0]) == ["hardware.cpus", "kernel.version"] + csv_headers("transactions/s")
     assert {(r["hardware.cpus"], r["kernel.version"]) for r in rows} == {
         ("1", "2.4.21"), ("1", "2.6.10"), ("2", "2.4.21"), ("2", "2.6.10")}
     # the stub's throughput is clients x cpus = 10 x cpus
-    assert all(float(r["throughput"]) == 10 * int(r["hardware.cpus"]) for r in rows)
+    assert all(float(r["throughput [transactions/s]"]) == 10 * int(r["hardware.cpus"]) for r in rows)
 
 
 def test_plan_json_with_stub_nonfinite_is_null(stub, capsys, tmp_path):
@@ -229,7 +237,7 @@ def test_plan_json_with_stub_nonfinite_is_null(stub, capsys, tmp_path):
     code, out, err = run_main(["plan", str(toml), "--format", "json"], capsys)
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["units"]["response_time"] == "s"
+    assert doc["units"]["response_time"] == "s" and doc["units"]["throughput"] == "transactions/s"
     (row,) = doc["predictions"]
     assert row["response_time"] is None  # inf in the model, null in strict JSON
     assert row["throughput"] == 20000.0
@@ -254,12 +262,12 @@ def test_plan_output_file_written_atomically(stub, capsys, tmp_path):
     target.write_text("old content\n")
     code, out, err = run_main(["plan", str(stub), "--format", "csv", "--output", str(target)], capsys)
     assert code == 0 and out == "", err
-    assert target.read_text().startswith("throughput,response_time")
+    assert target.read_text().startswith("throughput [transactions/s],response_time [s]")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".plan.csv")] == []  # no temp left
     # a failing run leaves the previous file as it was
     code, out, err = run_main(["plan", str(stub), "--sweep", "hardware.cpus=-1", "--output", str(target)], capsys)
     assert code == 2
-    assert target.read_text().startswith("throughput,response_time")
+    assert target.read_text().startswith("throughput [transactions/s],response_time [s]")
 
 
 def test_large_sweep_runs_in_chunks_with_the_same_rows(stub, capsys, monkeypatch):
@@ -271,7 +279,7 @@ def test_large_sweep_runs_in_chunks_with_the_same_rows(stub, capsys, monkeypatch
     frame = pd.read_csv(io.StringIO(out))
     assert len(frame) == 2 * n
     expected = [c * k for c in (1, 2) for k in range(1, n + 1)]  # first key slowest
-    assert frame["throughput"].tolist() == expected
+    assert frame["throughput [transactions/s]"].tolist() == expected
 
 
 # --------------------------------------------------------------------------- plan errors (stub)
@@ -438,7 +446,7 @@ def test_report_calls_report_main(monkeypatch, capsys):
     import zmodel.report
 
     seen = []
-    monkeypatch.setattr(zmodel.report, "main", lambda argv=None: seen.append(argv) or 0)
+    monkeypatch.setattr(zmodel.report, "main", lambda argv=None, prog=None: seen.append(argv) or 0)
     assert cli.main(["report", "--text-only"]) == 0
     assert seen == [["--text-only"]]
 
@@ -446,7 +454,7 @@ def test_report_calls_report_main(monkeypatch, capsys):
 def test_report_failure_is_one_line(monkeypatch, capsys):
     import zmodel.report
 
-    def boom(argv=None):
+    def boom(argv=None, prog=None):
         raise RuntimeError("notebook 10 failed\nlong cell output")
 
     monkeypatch.setattr(zmodel.report, "main", boom)
@@ -489,11 +497,12 @@ def test_plan_examples_all_formats(name, tmp_path, capsys):
     assert code == 0 and stdout == "", err
     with out.open(newline="") as fh:
         reader = csv.DictReader(fh)
-        assert reader.fieldnames == swept + CONTRACT_COLUMNS
+        unit = "I/O/s" if "io_rate" in path.read_text() else "transactions/s"
+        assert reader.fieldnames == swept + csv_headers(unit)
         assert len(list(reader)) == len(rows)
     code, stdout, err = run_main(["plan", str(path)], capsys)
     assert code == 0, err
-    assert "throughput [1/s]" in stdout and "features" in stdout and "parameters" in stdout
+    assert "throughput [" in stdout and "features" in stdout and "parameters" in stdout and "model:" in stdout
     assert len([ln for ln in stdout.splitlines() if re.match(r"\s*\d+\s", ln)]) == len(rows)
 
 
@@ -551,3 +560,230 @@ def test_plan_errors_subprocess(tmp_path):
         assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith("zmodel: error:"), r.stderr
         assert "Traceback" not in r.stderr
     assert not out_file.exists()
+
+
+# --------------------------------------------------------------------------- safe input and output
+def test_output_refuses_a_device_and_leaves_it_alone(stub, capsys):
+    before = os.stat("/dev/null")
+    code, out, err = run_main(["plan", str(stub), "--output", "/dev/null"], capsys)
+    assert_one_line_error(code, out, err, "--output '/dev/null'", "character device", "regular files only")
+    after = os.stat("/dev/null")
+    assert (after.st_mode, after.st_rdev) == (before.st_mode, before.st_rdev)
+
+
+def test_output_refuses_a_fifo_and_a_folder(stub, capsys, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, out, err = run_main(["plan", str(stub), "--output", str(fifo)], capsys)
+    assert_one_line_error(code, out, err, "FIFO")
+    assert stat_kind(fifo) == "fifo"
+    code, out, err = run_main(["plan", str(stub), "--output", str(tmp_path)], capsys)
+    assert_one_line_error(code, out, err, "folder")
+
+
+def stat_kind(path):
+    import stat
+
+    mode = os.lstat(path).st_mode
+    return {stat.S_ISFIFO(mode): "fifo", stat.S_ISLNK(mode): "link", stat.S_ISREG(mode): "file"}.get(True)
+
+
+def test_output_refuses_the_scenario_itself_also_through_a_link(stub, capsys, tmp_path):
+    original = stub.read_bytes()
+    code, out, err = run_main(["plan", str(stub), "--output", str(stub)], capsys)
+    assert_one_line_error(code, out, err, "scenario file itself")
+    link = tmp_path / "link.csv"
+    link.symlink_to(stub)
+    code, out, err = run_main(["plan", str(stub), "--output", str(link)], capsys)
+    assert_one_line_error(code, out, err, "scenario file itself")
+    assert stub.read_bytes() == original and stat_kind(link) == "link"
+
+
+def test_output_writes_through_a_symlink_to_its_target(stub, capsys, tmp_path):
+    target = tmp_path / "real.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    code, out, err = run_main(["plan", str(stub), "--format", "csv", "--output", str(link)], capsys)
+    assert code == 0, err
+    assert stat_kind(link) == "link" and os.readlink(link) == str(target)  # the link is kept
+    assert target.read_text().startswith("throughput [transactions/s]")
+
+
+def test_output_os_error_is_one_line(stub, capsys, tmp_path, monkeypatch):
+    # a read-only folder (simulated: root may write anywhere): the OS refuses the temporary file
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(cli.tempfile, "mkstemp", refuse)
+    code, out, err = run_main(["plan", str(stub), "--output", str(tmp_path / "x.csv")], capsys)
+    assert_one_line_error(code, out, err, "--output", "Permission denied")
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_scenario_must_be_a_regular_file(capsys, tmp_path):
+    fifo = tmp_path / "scenario.toml"
+    os.mkfifo(fifo)  # no writer: reading it would block forever
+    code, out, err = run_main(["plan", str(fifo)], capsys)
+    assert_one_line_error(code, out, err, "FIFO", "regular file")
+    code, out, err = run_main(["plan", "/dev/zero"], capsys)  # endless: never read
+    assert_one_line_error(code, out, err, "character device")
+
+
+def test_scenario_size_limit(capsys, tmp_path):
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# padding\n" * (cli.MAX_SCENARIO_BYTES // 10 + 1))
+    code, out, err = run_main(["plan", str(big)], capsys)
+    assert_one_line_error(code, out, err, f"limit is {cli.MAX_SCENARIO_BYTES} bytes")
+
+
+def test_scenario_with_a_utf8_bom_is_accepted(stub, capsys, tmp_path):
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + STUB_TOML.encode())
+    code, out, err = run_main(["plan", str(bom), "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["predictions"][0]["throughput"] == 20.0  # clients x cpus of the stub
+
+
+def test_unreadable_scenario_is_one_line(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "s.toml"
+    path.write_text(STUB_TOML)
+    real_open = os.open
+
+    def refuse(p, *args, **kwargs):
+        if str(p) == str(path):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_open(p, *args, **kwargs)
+
+    monkeypatch.setattr(cli.os, "open", refuse)
+    code, out, err = run_main(["plan", str(path)], capsys)
+    assert_one_line_error(code, out, err, "Permission denied", "s.toml")
+
+
+def test_any_os_error_is_a_one_line_usage_error(stub, capsys, monkeypatch):
+    def fail(args):
+        raise IsADirectoryError(21, "Is a directory", "/some/where")
+
+    monkeypatch.setattr(cli, "cmd_plan", fail)
+    code, out, err = run_main(["plan", str(stub)], capsys)
+    assert_one_line_error(code, out, err, "Is a directory", "/some/where")
+
+
+# --------------------------------------------------------------------------- report options
+def test_report_unknown_area_is_one_line(capsys):
+    code, out, err = run_main(["report", "--areas", "nosuch"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [err.strip()] and err.startswith("zmodel report: error: --areas: unknown "
+                                                                "calibration area 'nosuch'; known: usl")
+
+
+def test_report_missing_notebook_folder_is_an_error(capsys, tmp_path):
+    code, out, err = run_main(["report", "--areas", "usl", "--notebooks", str(tmp_path / "none"),
+                               "--output", str(tmp_path / "r")], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "--notebooks: no such folder" in err and not (tmp_path / "r").exists()
+    (tmp_path / "empty").mkdir()
+    code, out, err = run_main(["report", "--areas", "usl", "--notebooks", str(tmp_path / "empty"),
+                               "--output", str(tmp_path / "r")], capsys)
+    assert code == 2 and "no notebook" in err and not (tmp_path / "r").exists()
+
+
+# --------------------------------------------------------------------------- bounded work
+@needs_scenario
+def test_plan_cost_limit_names_the_option(capsys, tmp_path):
+    toml = tmp_path / "many.toml"
+    toml.write_text(REAL_TOML.replace("clients = 8", "clients = 5000"))
+    # cost: one point (POINT_COST units) + one MVA pass over populations 1..5000 (cli.estimate_cost)
+    cost = cli.POINT_COST + 5000
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost - 1)], capsys)
+    assert_one_line_error(code, out, err, f"--max-cost {cost} ")
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost), "--format", "json"], capsys)
+    assert code == 0, err
+
+
+def test_plan_refuses_ten_million_clients_by_default(capsys, tmp_path):
+    toml = tmp_path / "big.toml"
+    toml.write_text(REAL_TOML.replace("clients = 8", "clients = 10000000"))
+    code, out, err = run_main(["plan", str(toml)], capsys)
+    assert_one_line_error(code, out, err, f"--max-cost {10_000_000 + cli.POINT_COST} ")
+
+
+def test_plan_refuses_a_million_point_sweep_by_default(stub, capsys):
+    values = ",".join(str(i) for i in range(1, 1001))
+    code, out, err = run_main(["plan", str(stub), "--sweep", f"hardware.cpus={values}",
+                               "--sweep", f"workload.clients={values}"], capsys)
+    assert_one_line_error(code, out, err, "1000000 sweep points", "--max-cost")
+
+
+def test_large_sweep_progress_is_lines_off_a_terminal(stub, capsys):
+    n = cli.LARGE_SWEEP
+    code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", "hardware.cpus=1,2,3,4",
+                               "--sweep", "workload.clients=" + ",".join(str(i) for i in range(1, n + 1))],
+                              capsys)
+    assert code == 0, err
+    lines = err.splitlines()
+    # one line per chunk of the first key (4 chunks, each more than a tenth of the way)
+    assert lines == [f"zmodel: plan: {k * n}/{4 * n} points ({25 * k} %)" for k in (1, 2, 3, 4)]
+
+
+# --------------------------------------------------------------------------- every bad input named
+@needs_scenario
+@pytest.mark.parametrize("old, new, needles", [
+    ("cpus = 2", "cpus = 9223372036854775807", ["hardware.cpus", "at most 2**53"]),
+    ("clients = 8", "clients = 9223372036854775807", ["workload.clients", "at most 2**53"]),
+    ("clients = 8", "clients = 8\nblock_size = 1e300", ["workload.block_size", "at most"]),
+    ("cpus = 2", "cpus = 1000000", ["hardware.cpus", "at most 16", "z990"]),
+    ('type = "lpar"', 'type = "zvm"\nguests = 2\nactive_guests = 3', ["hypervisor.active_guests",
+                                                                      "must not exceed hypervisor.guests"]),
+    ("cpus = 2", "cpus = true", ["hardware.cpus", "positive integer", "True"]),
+    ("clients = 8", 'clients = "5"', ["workload.clients", "positive integer", "'5'"]),
+    ("weight = 0.5", "weight = 0.5\nphysical_cpus = 64", ["hypervisor.physical_cpus", "at most 16"]),
+])
+def test_values_beyond_the_models_are_named(capsys, tmp_path, old, new, needles):
+    toml = tmp_path / "bad.toml"
+    assert old in REAL_TOML
+    toml.write_text(REAL_TOML.replace(old, new, 1))
+    code, out, err = run_main(["plan", str(toml)], capsys)
+    assert_one_line_error(code, out, err, *needles)
+
+
+@needs_scenario
+def test_lpar_cpus_beyond_its_physical_cpus(capsys, tmp_path):
+    toml = tmp_path / "lpar.toml"
+    toml.write_text(REAL_TOML.replace("weight = 0.5", "weight = 0.5\nphysical_cpus = 4").replace(
+        "cpus = 2", "cpus = 8", 1))
+    code, out, err = run_main(["plan", str(toml)], capsys)
+    assert_one_line_error(code, out, err, "hardware.cpus", "physical_cpus (4)", "got 8")
+
+
+@needs_scenario
+def test_saturated_resources_are_named_not_absurd_numbers(capsys):
+    # zvm_guests.toml: 1999 idle 2.4.21 guests tick 100 times a second each; their ticks need more
+    # than the 4 physical CPUs, so the busy guest gets nothing (IBM Systems Journal, "Timer tick")
+    code, out, err = run_main(["plan", str(EXAMPLES / "zvm_guests.toml"), "--format", "json"], capsys)
+    assert code == 0, err
+    rows = {(r["hypervisor.guests"], r["kernel.version"]): r for r in json.loads(out)["predictions"]}
+    worst = rows[(2000, "2.4.21")]
+    assert worst["saturated"].startswith("physical CPUs") and "1999 idle guests" in worst["saturated"]
+    assert worst["throughput"] == 0 and worst["response_time"] is None  # infinite: null in JSON
+    assert rows[(2000, "2.6.6")]["saturated"] == ""  # the idle-tick patch: no ticks, nothing saturated
+
+
+@needs_scenario
+def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
+    # ficon_sizing.toml offers 15000 I/O/s; one FICON path completes at most 7200 I/O/s (the
+    # FICON-1G maximum I/O rate of data/hardware/links.csv, the example's stated assumption)
+    path = EXAMPLES / "ficon_sizing.toml"
+    code, out, err = run_main(["plan", str(path), "--format", "csv", "--sweep", "hardware.channels=1",
+                               "--sweep", "kernel.version=2.6.10"], capsys)
+    assert code == 0, err
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert float(row["throughput [I/O/s]"]) == pytest.approx(7200.0, rel=1e-9)
+    assert row["saturated"] == "channel processor" and float(row["response_time [s]"]) == math.inf
+    assert row["model"].startswith("open")
+    # utilizations at the carried load: the same as when exactly 7200 I/O/s are offered
+    code, out, err = run_main(["plan", str(path), "--format", "csv", "--sweep", "hardware.channels=1",
+                               "--sweep", "kernel.version=2.6.10", "--sweep", "workload.io_rate=7200"], capsys)
+    (carried,) = list(csv.DictReader(io.StringIO(out)))
+    assert float(row["cpu_utilization [1]"]) == pytest.approx(float(carried["cpu_utilization [1]"]), rel=1e-12)
+    assert float(row["disk_utilization [1]"]) == pytest.approx(float(carried["disk_utilization [1]"]), rel=1e-12)

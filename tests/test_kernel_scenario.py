@@ -9,6 +9,7 @@ import math
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from zmodel.kernel.scenario import (
@@ -60,7 +61,10 @@ def test_examples_load_and_predict(name):
     assert list(df.columns) == keys + list(OUTPUT_COLUMNS)
     assert len(df) == math.prod(len(v) for _, v in s.sweep)
     assert df["steal"].between(0, 1).all() and df["cpu_utilization"].between(0, 1).all()
-    assert (df["throughput"] > 0).all()
+    ok = df["saturated"] == ""
+    assert (df.loc[ok, "throughput"] > 0).all()
+    # a row with no capacity left says so instead of giving an absurd finite number
+    assert (df.loc[~ok, "throughput"] == 0).all() and np.isinf(df.loc[~ok, "response_time"]).all()
 
 
 def test_zvm_example_idle_tick_patch():
@@ -142,7 +146,9 @@ def test_more_cpus_never_reduce_throughput_26_specjbb():
 def test_open_io_rate():
     d = _with("workload.io_rate", 2000.0)
     df = predict(d)
-    assert df["throughput"].iloc[0] == pytest.approx(2000.0 / WORKLOAD_KINDS["oltp"]["io_per_transaction"])
+    # throughput in the unit of the load given: I/O per second, all carried (nothing saturated)
+    assert df["throughput"].iloc[0] == pytest.approx(2000.0)
+    assert df["saturated"].iloc[0] == "" and df["model"].iloc[0].startswith("open")
     assert "open io_rate=2000" in df["parameters"].iloc[0]
     sweep = predict(d, {"workload.io_rate": [100.0, 1000.0]})
     assert sweep["response_time"].is_monotonic_increasing

@@ -153,7 +153,7 @@ def test_grid_curve_errors():
         plotting.grid_curve(f.iloc[:1], x="N", y="R", by="Z")
 
 
-def test_renderer_emits_bare_vegalite_json():
+def test_renderer_emits_vegalite_json_and_an_svg_fallback():
     previous = alt.renderers.active
     try:
         plotting.enable_renderer()
@@ -161,9 +161,12 @@ def test_renderer_emits_bare_vegalite_json():
         bundle = chart._repr_mimebundle_()
         bundle = bundle[0] if isinstance(bundle, tuple) else bundle
         mime = plotting.vegalite_mimetype()
-        assert set(bundle) == {mime, "text/plain"}
+        assert set(bundle) == {mime, "text/plain", "image/svg+xml"}
         assert bundle[mime] == chart.to_dict()
         assert bundle["text/plain"] == "<Vega-Lite chart: T>"
+        # the static fallback is an SVG drawing of the chart (its title is drawn as text)
+        svg = bundle["image/svg+xml"]
+        assert svg.lstrip().startswith("<svg") and ">T</text>" in svg
         assert mime == f"application/vnd.vegalite.v{alt.SCHEMA_VERSION.lstrip('v').split('.')[0]}+json"
     finally:
         alt.renderers.enable(previous)

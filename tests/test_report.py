@@ -7,6 +7,9 @@ reachable mirror, else skipped with the reason) and checks that every chart rend
 SVG or canvas element and that the page logged no script error. It saves a screenshot to
 ``report/screenshot.png``; with ``ZMODEL_UPDATE_SCREENSHOT=1`` it also refreshes the
 committed ``docs/report-screenshot.png``.
+
+The execution path (kernels started, shut down, interrupted) is tested on tiny notebooks
+written by the tests, so that it takes seconds, not the minutes of the real notebooks.
 """
 from __future__ import annotations
 
@@ -116,7 +119,8 @@ def built(tmp_path_factory, calibrations, sources):
     # `make test`) executes them and checks their outputs; the execution path of the
     # report is tested below on small notebooks.
     out = tmp_path_factory.mktemp("build") / "report"
-    index = report.build_report(out, sources, calibrations=calibrations, log=lambda msg: None, execute=False)
+    index = report.build_report(out, sources, calibrations=calibrations, log=lambda msg: None, execute=False,
+                                examples=report.example_predictions())
     assert index == out / "index.html"
     return out
 
@@ -331,3 +335,182 @@ def test_screenshot(built, chromium, tmp_path):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+# --------------------------------------------------------------------------- the front page answers first
+def _section(page: str, start: str, end: str) -> str:
+    return page[page.index(start):page.index(end)]
+
+
+def test_front_page_opens_with_predictions_accuracy_and_assumptions(built, calibrations):
+    index = (built / "index.html").read_text(encoding="utf-8")
+    order = [index.index(f'id="{name}"') for name in ("predictions", "accuracy", "assumptions", "notebooks",
+                                                       "details")]
+    assert order == sorted(order)
+    # every example scenario's headline table, by its file name
+    for path in report.example_files():
+        assert f"examples/{path.name}" in _section(index, 'id="predictions"', 'id="accuracy"')
+    # a clear place for the intervals and the validation summaries to come
+    assert 'id="intervals"' in index and 'id="validation"' in index
+    # one accuracy row per area run (the kernel summary feeds the kernel areas' rows)
+    acc = report.accuracy_table(calibrations)
+    by_target = {e.target: e.area for e in registry.CALIBRATIONS}
+    assert list(acc["area"]) == [by_target[t] for _, t, _ in calibrations]
+    assert "issue's targets" not in index  # no internal wording
+
+
+def test_details_are_folded_and_histograms_summarised(built, calibrations):
+    index = (built / "index.html").read_text(encoding="utf-8")
+    details = index[index.index('id="details"'):]
+    assert details.count('<details class="zmodel-area"') == len(calibrations)
+    (dasd,) = [r for _, t, r in calibrations if t.startswith("zmodel.fits.dasd:")]
+    buckets = len(dasd.to_frame())
+    assert buckets > report.LONG_TABLE  # histogram-sized: summarised, not dumped
+    assert f"{buckets} rows (one per histogram bucket)" in index
+    rows = [r for r in _tables(index) if r and r[0] in {"service_time", "waiting_time", "total_time"}]
+    assert 0 < len(rows) <= 10 + len(dasd.ks)  # ten largest residuals + the KS row per histogram
+
+
+def test_math_is_mathml_in_every_page_and_code_is_folded(built, sources):
+    import nbformat
+
+    for path in sources:
+        nb = nbformat.read(path, as_version=4)
+        page = (built / f"{path.stem}.html").read_text(encoding="utf-8")
+        math_cells = [c for c in nb.cells if c.cell_type == "markdown" and "$" in c.source]
+        if math_cells:
+            assert "<math" in page, path.name
+        for cell in math_cells:  # no TeX source left in the rendered text
+            for tex in re.findall(r"(?<!\\)\$([^$]+)\$", cell.source)[:3]:
+                assert html.escape(f"${tex}$") not in page, (path.name, tex)
+        codes = sum(1 for c in nb.cells if c.cell_type == "code")
+        assert page.count('<details class="zmodel-code">') == codes, path.name
+    page = (built / "02_channels_and_dasd.html").read_text(encoding="utf-8")
+    assert "$D = t_c + B/r$" not in page and "<msub><mi>t</mi><mi>c</mi></msub>" in page
+
+
+# --------------------------------------------------------------------------- no leaked kernels
+def _kernels() -> list:
+    import psutil
+
+    out = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "ipykernel_launcher" in " ".join(child.cmdline()):
+                out.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def _tiny_notebooks(folder: Path, n: int = 2, source: str = "print(6 * 7)") -> Path:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    folder.mkdir()
+    for k in range(n):
+        nb = new_notebook(cells=[new_markdown_cell(f"# Tiny {k}\nwith $x_k$"), new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, folder / f"tiny{k}.ipynb")
+    return folder
+
+
+def test_no_kernel_is_left_after_a_report(tmp_path):
+    nbdir = _tiny_notebooks(tmp_path / "nbs")
+    assert _kernels() == []
+    report.build_report(tmp_path / "out", nbdir, calibrations=[], log=lambda msg: None)
+    assert _kernels() == []
+    runner = report.NotebookRunner(report.notebooks(nbdir), workers=2).start()  # the threaded path
+    report.build_report(tmp_path / "out", nbdir, calibrations=[], log=lambda msg: None, runner=runner)
+    runner.close()
+    assert _kernels() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nbs", "out"]
+
+
+def test_no_kernel_is_left_after_a_failing_notebook(tmp_path):
+    from nbclient.exceptions import CellExecutionError
+
+    nbdir = _tiny_notebooks(tmp_path / "nbs", n=1, source="raise RuntimeError('broken')")
+    with pytest.raises(CellExecutionError):
+        report.build_report(tmp_path / "out", nbdir, calibrations=[], log=lambda msg: None)
+    assert _kernels() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nbs"]
+
+
+def test_interrupt_exits_130_keeps_the_previous_report_and_no_kernel(tmp_path):
+    import contextlib
+    import signal
+    import time
+
+    import psutil
+
+    nbdir = _tiny_notebooks(tmp_path / "nbs", n=1, source="import time\ntime.sleep(120)")
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "index.html").write_text("previous")
+    env = {**os.environ, "CI": "1", "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "zmodel.report", "--areas", "crypto", "--notebooks",
+                             str(nbdir), "--output", str(out)],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kernels = []
+    try:
+        deadline = time.monotonic() + 120
+        while not kernels and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            kernels = [c for c in psutil.Process(proc.pid).children(recursive=True)
+                       if "ipykernel_launcher" in " ".join(c.cmdline())]
+        assert kernels, "the kernel never started"
+        time.sleep(3)  # the notebook is executing its cell
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:  # a hung build must not outlive the test (nor its kernel)
+            proc.kill()
+            proc.wait()
+            for k in kernels:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    k.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines()[-1] == "python -m zmodel.report: interrupted", stderr
+    assert "Traceback" not in stderr and "AssertionError" not in stderr
+    assert (out / "index.html").read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nbs", "report"]  # no build folder left
+    gone, alive = psutil.wait_procs(kernels, timeout=10)
+    assert not alive, f"kernel still running: {alive}"
+
+
+# --------------------------------------------------------------------------- each area fitted once, progress
+def test_each_area_is_fitted_once_and_the_kernel_summary_reuses_it(monkeypatch, capsys):
+    import io
+
+    import zmodel.fits.kernel_locks as locks
+    import zmodel.fits.kernel_report as kernel_report
+
+    calls, seen = [], {}
+
+    class Fit:
+        def report(self):
+            return "fit report"
+
+    fit = Fit()
+
+    def calibrate():
+        calls.append("locks")
+        return fit
+
+    def summary(results=None):
+        seen.update(results or {})
+        return Fit()
+
+    monkeypatch.setattr(locks, "calibrate_kernel_locks", calibrate)
+    monkeypatch.setattr(kernel_report, "kernel_calibration_report", summary)
+    entries = registry.select(["kernel_locks", "kernel"])
+    stream = io.StringIO()
+    progress = report.Progress(len(entries), prog="t", stream=stream, bar=False)
+    out = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True)
+    assert calls == ["locks"] and seen == {"locks": fit}  # the summary got the fit, not a refit
+    assert [r for _, _, r in out][0] is fit
+    # one progress line per area, as it starts; the text reports stream to stdout
+    assert [ln.split("] ")[1] for ln in stream.getvalue().splitlines()] == ["calibrating kernel_locks",
+                                                                          "calibrating kernel"]
+    assert capsys.readouterr().out.count("fit report") == 2

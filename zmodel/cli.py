@@ -17,13 +17,40 @@ them, or the areas named) and prints each report with its residual table; ``--li
 shows the areas. ``report`` is ``make report`` (:func:`zmodel.report.main`).
 
 Errors in what the user gave (a missing or malformed file, an unknown key, catalog name
-or area, a negative value, a bad option) print one line, ``zmodel: error: <message>``,
-on stderr and exit with status 2; nothing is written (``--output`` is written to a
-temporary file and renamed into place only after everything succeeded). Values given to
-``--sweep`` are read as integers, decimal numbers or plain strings; nothing the user
-types is evaluated. A progress bar (tqdm, on stderr) is shown for calibrations and large
-sweeps only when stderr is a terminal and the ``CI`` environment variable is unset.
-Set ``ZMODEL_DEBUG=1`` to see the traceback of an unexpected (internal) error.
+or area, a negative value, a bad option, a file that cannot be read or written) print one
+line, ``zmodel: error: <message>``, on stderr and exit with status 2; nothing is written.
+Ctrl-C prints ``zmodel: interrupted`` and exits with status 130.
+
+Input and output files:
+
+* A scenario file must be a regular file (not a FIFO, a device or a folder) of at most
+  :data:`MAX_SCENARIO_BYTES`; it is UTF-8 TOML, a leading byte-order mark is accepted.
+* ``--output FILE`` writes a regular file only: the text goes to a temporary file in the
+  same folder, renamed over FILE after everything succeeded. An existing FILE must be a
+  regular file (a device, a FIFO or a folder is refused) and must not be the scenario
+  file; when FILE is a symbolic link, the link is kept and its target is written (a link
+  to a device or to the scenario is refused like the target itself).
+
+Bounded work: ``plan`` estimates the cost of a scenario before solving it, in exact-MVA
+population steps (about 70 us each on one core): :data:`POINT_COST` per sweep point plus,
+for the closed model, the largest population of each combination of the other swept keys
+(MVA steps through every population up to it) -- and refuses, in one line naming
+``--max-cost``, a plan above :data:`MAX_COST` units (about a minute on one core;
+``clients = 10000000`` costs 10**7 units, about ten minutes; a sweep of 10**6 points
+10**8 units, hours). Large sweeps show progress: a bar on a
+terminal, else a line on stderr every tenth of the way. Values given to ``--sweep`` are
+read as integers, decimal numbers or plain strings; nothing the user types is evaluated.
+
+Output columns: the swept keys, then throughput (transactions per second for a closed
+workload, I/O per second for an open load -- the unit of the load the user gave),
+response time [s], utilizations [1] (at the carried load for an open load), steal [1],
+memory overhead [bytes], the kernel features and model parameters used, ``saturated``
+(the resources at capacity; empty when none) and ``model`` (the solver used). CSV headers
+carry the units, ``throughput [I/O/s]``.
+
+``calibrate`` and ``report`` show per-area progress as they go (a tqdm bar on a terminal
+and outside CI, otherwise one line per step on stderr) and fit each area once. Set
+``ZMODEL_DEBUG=1`` to see the traceback of an unexpected (internal) error.
 """
 from __future__ import annotations
 
@@ -34,6 +61,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import tempfile
 import warnings
@@ -41,19 +69,28 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 __all__ = ["main", "build_parser", "parse_sweep_option", "parse_sweep_value", "read_scenario_file",
-           "render", "write_atomically", "RESULT_COLUMNS", "UNITS", "UsageError", "LARGE_SWEEP"]
+           "render", "write_atomically", "RESULT_COLUMNS", "UNITS", "UsageError", "LARGE_SWEEP",
+           "MAX_SCENARIO_BYTES", "MAX_COST", "POINT_COST", "estimate_cost", "throughput_label"]
 
 PROG = "zmodel"
 #: exit status of a usage or input error (as argparse uses)
 EXIT_USAGE = 2
 #: exit status of a failure that is not the user's input (a calibration that raised)
 EXIT_FAILURE = 1
+#: exit status when interrupted (128 + SIGINT)
+EXIT_INTERRUPTED = 130
 #: sweeps of at least this many points are run in chunks under a progress bar
 LARGE_SWEEP = 500
+#: largest scenario file read [bytes]
+MAX_SCENARIO_BYTES = 1 << 20
+#: default limit of :func:`estimate_cost` (``--max-cost``): about a minute on one core
+MAX_COST = 1_000_000
+#: cost of one sweep point in MVA population steps (~8 ms: building and composing the models)
+POINT_COST = 100
 #: prediction columns of the scenario contract, after the swept key paths
 RESULT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization",
-                  "disk_utilization", "steal", "memory_overhead", "features", "parameters")
-#: units of the prediction columns (SI)
+                  "disk_utilization", "steal", "memory_overhead", "features", "parameters", "saturated", "model")
+#: units of the prediction columns (SI); throughput's depends on the load (:func:`throughput_label`)
 UNITS = {"throughput": "1/s", "response_time": "s", "cpu_utilization": "1", "channel_utilization": "1",
          "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes"}
 
@@ -107,37 +144,73 @@ def _print_out(text: str) -> None:
         print(text, file=sys.stdout)
 
 
-def _warn_lines(caught, prefix: str = "", limit: int = 5) -> None:
+def _warn_lines(caught, prefix: str = "", limit: int = 5, write=None) -> None:
     """Print captured warnings as ``zmodel: warning: ...`` lines (unique, at most ``limit``)."""
+    write = write or (lambda line: print(line, file=sys.stderr))
     seen = []
     for w in caught:
         msg = _one_line(f"{w.category.__name__}: {w.message}")
         if msg not in seen:
             seen.append(msg)
     for msg in seen[:limit]:
-        print(f"{PROG}: warning: {prefix}{msg}", file=sys.stderr)
+        write(f"{PROG}: warning: {prefix}{msg}")
     if len(seen) > limit:
-        print(f"{PROG}: warning: {prefix}... and {len(seen) - limit} more distinct warnings", file=sys.stderr)
+        write(f"{PROG}: warning: {prefix}... and {len(seen) - limit} more distinct warnings")
 
 
-def write_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"--output: folder does not exist: '{folder}'")
-    if path.is_dir():
-        raise UsageError(f"--output: '{path}' is a folder, not a file")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _os_error(what: str, path, exc: OSError) -> UsageError:
+    return UsageError(f"{what}: cannot {'write' if 'output' in what else 'read'} '{path}': "
+                      f"{exc.strerror or type(exc).__name__}")
+
+
+def write_atomically(path: str | os.PathLike, text: str, protect: str | os.PathLike | None = None) -> None:
+    """Write ``text`` to the regular file ``path`` through a temporary file and a rename.
+
+    An existing ``path`` must be a regular file; a symbolic link is followed (the link
+    stays, its target is replaced). ``protect`` (the scenario file) is never overwritten.
+    Every refusal and OS error is a :class:`UsageError` naming the file; nothing partial is
+    left behind.
+    """
+    given = Path(path)
+    target = Path(os.path.realpath(given))
+    where = f"--output '{given}'"
     try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _os_error("--output", given, exc) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{where} is {_kind(st.st_mode)}; --output writes regular files only")
+    if protect is not None:
+        with contextlib.suppress(OSError):
+            if st is not None and os.path.samefile(target, protect):
+                raise UsageError(f"{where} is the scenario file itself; refusing to overwrite the input")
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"--output: folder does not exist: '{given.parent}'")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        os.chmod(tmp, (st.st_mode & 0o7777) if st is not None else 0o644)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise _os_error("--output", given, exc) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 # --------------------------------------------------------------------------- scenario input
@@ -155,7 +228,7 @@ def read_scenario_file(path: str | os.PathLike) -> dict:
 
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise UsageError(f"scenario file not found: '{path}'") from None
     except IsADirectoryError:
@@ -163,7 +236,28 @@ def read_scenario_file(path: str | os.PathLike) -> dict:
     except OSError as exc:
         raise UsageError(f"cannot read scenario file '{path}': {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"scenario file '{path}' is {_kind(st.st_mode)}; it must be a regular file")
+        if st.st_size > MAX_SCENARIO_BYTES:
+            raise UsageError(f"scenario file '{path}' is {st.st_size} bytes; the limit is "
+                             f"{MAX_SCENARIO_BYTES} bytes")
+        chunks, size = [], 0
+        while size <= MAX_SCENARIO_BYTES:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        raw = b"".join(chunks)
+    except OSError as exc:
+        raise UsageError(f"cannot read scenario file '{path}': {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise UsageError(f"scenario file '{path}' is larger than the limit of {MAX_SCENARIO_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
@@ -284,9 +378,51 @@ def _plain(value):
     return value
 
 
+def throughput_label(frame) -> str:
+    """The throughput column's header with its unit: the unit of the load the user gave.
+
+    ``throughput [transactions/s]`` for closed workloads, ``throughput [I/O/s]`` for an
+    open load (``workload.io_rate``), ``throughput [1/s]`` when a frame mixes both.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> throughput_label(pd.DataFrame({"model": ["open: M/M/c stations at the offered I/O rate"]}))
+    'throughput [I/O/s]'
+    """
+    return f"throughput [{_throughput_unit(frame)}]"
+
+
+def _throughput_unit(frame) -> str:
+    if "model" not in frame.columns or not len(frame):
+        return UNITS["throughput"]
+    kinds = {str(m).split(":")[0] for m in frame["model"]}
+    if kinds == {"open"}:
+        return "I/O/s"
+    if kinds == {"closed"}:
+        return "transactions/s"
+    return UNITS["throughput"]
+
+
+def _units(frame) -> dict:
+    units = {c: UNITS[c] for c in frame.columns if c in UNITS}
+    if "throughput" in units:
+        units["throughput"] = _throughput_unit(frame)
+    return units
+
+
+def _with_unit_headers(frame):
+    units = _units(frame)
+    return frame.rename(columns={c: f"{c} [{u}]" for c, u in units.items()})
+
+
 def _text_table(frame) -> str:
-    shown = [c for c in frame.columns if c not in ("features", "parameters")]
-    headers = {c: f"{c} [{UNITS[c]}]" if c in UNITS and UNITS[c] != "1" else c for c in shown}
+    long_columns = ("features", "parameters", "model")
+    shown = [c for c in frame.columns if c not in long_columns]
+    if "saturated" in shown and not frame["saturated"].astype(str).str.len().gt(0).any():
+        shown.remove("saturated")
+    units = _units(frame)
+    headers = {c: f"{c} [{units[c]}]" if c in units and units[c] != "1" else c for c in shown}
 
     def fmt(v):
         if isinstance(v, float):
@@ -298,7 +434,7 @@ def _text_table(frame) -> str:
     widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
     lines = ["  ".join(row[j].rjust(widths[j]) for j in range(len(row))) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    for extra in ("features", "parameters"):
+    for extra in ("model", "features", "parameters"):
         if extra not in frame.columns:
             continue
         values = [str(v) for v in frame[extra]]
@@ -337,13 +473,14 @@ def render(frame, fmt: str, *, scenario: str = "", sweep: Mapping | None = None)
 
     JSON is an object ``{"scenario", "sweep", "units", "predictions": [row, ...]}``;
     non-finite numbers (a saturated station's infinite response time) are ``null``.
+    CSV headers carry the units (``response_time [s]``); text shows them where not 1.
     """
     if fmt == "csv":
-        return frame.to_csv(index=False, lineterminator="\n")
+        return _with_unit_headers(frame).to_csv(index=False, lineterminator="\n")
     if fmt == "json":
         rows = [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
         doc = {"scenario": scenario, "sweep": {k: [_plain(v) for v in vs] for k, vs in (sweep or {}).items()},
-               "units": {c: UNITS[c] for c in frame.columns if c in UNITS}, "predictions": rows}
+               "units": _units(frame), "predictions": rows}
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if fmt == "text":
         head = f"scenario: {scenario}  ({len(frame)} prediction{'s' if len(frame) != 1 else ''})\n" if scenario else ""
@@ -352,18 +489,53 @@ def render(frame, fmt: str, *, scenario: str = "", sweep: Mapping | None = None)
 
 
 # --------------------------------------------------------------------------- commands
+def estimate_cost(scenario, sweep: Mapping[str, list]) -> tuple[int, int, int]:
+    """``(cost, points, largest population)`` of predicting ``scenario`` over ``sweep``.
+
+    Cost units are exact-MVA population steps (about 70 us each): :data:`POINT_COST` per
+    sweep point, plus, for a closed workload, the largest population of each combination
+    of the other swept keys (MVA steps through every population up to it; the populations
+    of a ``workload.clients`` sweep share one pass).
+    """
+    sweep = dict(sweep or {})
+    points = math.prod(len(v) for v in sweep.values()) if sweep else 1
+    profile = getattr(scenario, "profile", None)
+    clients = sweep.get("workload.clients") or [profile().clients if profile is not None else 1]
+    largest = max(int(c) if isinstance(c, (int, float)) and math.isfinite(c) else 0 for c in clients)
+    combos = points // max(1, len(sweep.get("workload.clients", [None])))
+    workload = getattr(scenario, "workload", None)
+    open_load = getattr(workload, "io_rate", None) is not None or "workload.io_rate" in sweep
+    cost = POINT_COST * points + (0 if open_load else combos * largest)
+    return cost, points, largest
+
+
+def _progress_line(done: int, total: int, label: str) -> None:
+    print(f"{PROG}: {label}: {done}/{total} points ({100 * done // max(total, 1)} %)", file=sys.stderr, flush=True)
+
+
 def _predict(scenario, sweep: dict[str, list]):
-    """Run the prediction; a large sweep runs in chunks of its first key under a progress bar."""
+    """Run the prediction; a large sweep runs in chunks of its first key with progress.
+
+    On a terminal a tqdm bar; otherwise a line on stderr about every tenth of the way.
+    """
     n = math.prod(len(v) for v in sweep.values()) if sweep else 1
     if n < LARGE_SWEEP or not sweep:
         return scenario.predict(sweep=sweep or None)
     import pandas as pd
 
     first, *rest = sweep
+    per_chunk = n // len(sweep[first])
     parts = []
-    for value in _progress(sweep[first], total=len(sweep[first]), desc=f"sweep {first}"):
-        chunk = {first: [value], **{k: sweep[k] for k in rest}}
+    bar = _progress(sweep[first], total=len(sweep[first]), desc=f"sweep {first}")
+    lines = not _progress_enabled()
+    next_line = n / 10
+    for k, value in enumerate(bar):
+        chunk = {first: [value], **{key: sweep[key] for key in rest}}
         parts.append(scenario.predict(sweep=chunk))
+        done = (k + 1) * per_chunk
+        if lines and (done >= next_line or done == n):
+            _progress_line(done, n, "plan")
+            next_line = done + n / 10
     return pd.concat(parts, ignore_index=True)
 
 
@@ -387,6 +559,14 @@ def cmd_plan(args) -> int:
                 Scenario.from_dict(_with_value(data, key, value))
             except ValueError as exc:
                 raise UsageError(f"{where}: sweep {key}={value!r}: {_one_line(exc)}") from None
+    cost, points, largest = estimate_cost(scenario, sweep)
+    if args.max_cost is not None and args.max_cost < 1:
+        raise UsageError(f"--max-cost must be a positive integer, got {args.max_cost}")
+    limit = MAX_COST if args.max_cost is None else args.max_cost
+    if cost > limit:
+        raise UsageError(f"{where}: this plan would cost about {cost:.3g} units ({points} sweep point"
+                         f"{'s' if points != 1 else ''}, populations up to {largest}), above the limit "
+                         f"{limit:.3g} (about a minute); raise it with --max-cost {cost} if you mean it")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -396,7 +576,7 @@ def cmd_plan(args) -> int:
     text = render(frame, args.format, scenario=where, sweep=sweep)
     _warn_lines(caught)
     if args.output:
-        write_atomically(args.output, text)
+        write_atomically(args.output, text, protect=args.scenario)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -404,6 +584,7 @@ def cmd_plan(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
+    from zmodel import report
     from zmodel.fits import registry
 
     try:
@@ -416,32 +597,29 @@ def cmd_calibrate(args) -> int:
             status = "available" if registry.is_available(e) else "not yet"
             print(f"{e.area:<{width}}  {status:<9}  {e.title}")
         return 0
-    failures = 0
-    ran = 0
-    bar = _progress(entries, total=len(entries), desc="calibrating")
-    for entry in bar:
-        if hasattr(bar, "set_postfix_str"):
-            bar.set_postfix_str(entry.area)
-        try:
-            func = registry.load(entry)
-        except registry.CalibrationUnavailable as exc:
-            print(f"{PROG}: note: skipping calibration '{entry.area}': {_one_line(exc)}", file=sys.stderr)
-            continue
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                result = func()
-                text = result.report()
-            except Exception as exc:  # one failing fit must not hide the others
-                if os.environ.get("ZMODEL_DEBUG"):
-                    raise
-                failures += 1
-                print(f"{PROG}: error: calibration '{entry.area}' failed: {type(exc).__name__}: "
-                      f"{_one_line(exc)}", file=sys.stderr)
-                continue
-        _warn_lines(caught, prefix=f"{entry.area}: ")
-        ran += 1
-        _print_out("=" * 78 + f"\n{entry.title}\n[{entry.area}: {entry.target}]\n" + "=" * 78 + f"\n{text}\n")
+    failures = []
+    progress = report.Progress(len(entries), prog=PROG)
+
+    def on_error(title, target, exc):
+        entry = next(e for e in entries if e.target == target)
+        if isinstance(exc, registry.CalibrationUnavailable):
+            progress.write(f"{PROG}: note: skipping calibration '{entry.area}': {_one_line(exc)}")
+            return
+        if os.environ.get("ZMODEL_DEBUG"):
+            raise exc
+        failures.append(entry.area)
+        progress.write(f"{PROG}: error: calibration '{entry.area}' failed: {type(exc).__name__}: "
+                       f"{_one_line(exc)}")
+
+    def on_warnings(title, target, caught):
+        entry = next(e for e in entries if e.target == target)
+        _warn_lines(caught, prefix=f"{entry.area}: ", write=progress.write)
+
+    try:
+        report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
+                                on_error=on_error, on_warnings=on_warnings)
+    finally:
+        progress.close()
     return EXIT_FAILURE if failures else 0
 
 
@@ -449,17 +627,16 @@ def cmd_report(args, extra: Sequence[str]) -> int:
     from zmodel import report
 
     try:
-        status = report.main(list(extra))
-    except SystemExit as exc:  # the report's own option parser
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        return int(report.main(list(extra), prog=f"{PROG} report") or 0)
+    except KeyboardInterrupt:
+        raise
     except Exception as exc:
         if os.environ.get("ZMODEL_DEBUG"):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        print(f"{PROG}: error: report failed: {type(exc).__name__}: {first} "
+        print(f"{PROG}: error: report failed: {type(exc).__name__}: {first[:300]} "
               "(set ZMODEL_DEBUG=1 for the traceback)", file=sys.stderr)
         return EXIT_FAILURE
-    return int(status or 0)
 
 
 # --------------------------------------------------------------------------- parser
@@ -480,7 +657,12 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--format", choices=("text", "csv", "json"), default="text",
                       help="output format (default: %(default)s); JSON writes non-finite numbers as null")
     plan.add_argument("--output", "-o", metavar="FILE",
-                      help="write to FILE (atomically, only on success) instead of stdout")
+                      help="write to FILE (a regular file; atomically, only on success) instead of stdout; "
+                      "a symbolic link is followed and its target written")
+    plan.add_argument("--max-cost", type=int, metavar="N", default=None,
+                      help=f"refuse plans estimated above N units (default {MAX_COST}, about a minute): "
+                      f"{POINT_COST} per sweep point plus the largest population of each closed-model "
+                      "combination (one unit = one MVA population step, ~70 us)")
     plan.add_argument("--sweep", action="append", metavar="KEY=V1,V2,...",
                       help="sweep a scenario key over values, e.g. hardware.cpus=1,2,4,8 or "
                       "kernel.version=2.4.21,2.6.10; repeat for a cartesian product; overrides the "
@@ -525,12 +707,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `zmodel plan x.toml | head`
         with contextlib.suppress(OSError):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
+    except OSError as exc:  # the user's files and folders: one line, exit 2
+        name = f" '{exc.filename}'" if exc.filename else ""
+        print(f"{PROG}: error: {exc.strerror or type(exc).__name__}{name}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:
         if os.environ.get("ZMODEL_DEBUG"):
             raise

@@ -27,6 +27,8 @@ __all__ = [
     "RENDERER",
     "vegalite_mimetype",
     "enable_renderer",
+    "static_image",
+    "add_static_images",
     "measured_vs_model",
     "residual_chart",
     "slider",
@@ -57,12 +59,65 @@ def vegalite_mimetype() -> str:
     return f"application/vnd.vegalite.v{major}+json"
 
 
+def static_image(spec: dict) -> str | None:
+    """An SVG drawing of a Vega-Lite chart (the notebooks' static fallback), or None.
+
+    Rendered offline by vl-convert (the Vega-Lite version Altair writes when vl-convert
+    ships it). SVG rather than PNG: crisp at any zoom and, being text, stored compressed
+    by git. A chart vl-convert cannot draw gets no image (its JSON still renders in
+    JupyterLab and the report) rather than breaking the notebook.
+    """
+    import altair as alt
+    import vl_convert
+
+    wanted = ".".join(alt.VEGALITE_VERSION.split(".")[:2])
+    version = wanted if wanted in vl_convert.get_vegalite_versions() else None
+    try:
+        return vl_convert.vegalite_to_svg(spec, vl_version=version)
+    except Exception:  # noqa: BLE001 - an undrawable chart keeps its JSON only
+        return None
+
+
 def _render(spec: dict, **metadata) -> dict:
     title = spec.get("title")
     if isinstance(title, dict):
         title = title.get("text")
     label = f"<Vega-Lite chart: {title}>" if title else "<Vega-Lite chart>"
-    return {vegalite_mimetype(): spec, "text/plain": label}
+    bundle = {vegalite_mimetype(): spec, "text/plain": label}
+    image = static_image(spec)
+    if image is not None:
+        bundle["image/svg+xml"] = image
+    return bundle
+
+
+def add_static_images(paths) -> int:
+    """Give every Vega-Lite output of the notebooks at ``paths`` its SVG fallback, in place.
+
+    For notebooks executed before :func:`enable_renderer` added the images (so their
+    committed outputs need not be re-executed); outputs that have one are left alone.
+    Returns the number of images added. ``python -m zmodel.plotting NOTEBOOK ...`` runs it.
+    """
+    import nbformat
+
+    added = 0
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        changed = False
+        for cell in nb.cells:
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                keys = [k for k in data if k.startswith("application/vnd.vegalite.")]
+                if not keys or "image/svg+xml" in data:
+                    continue
+                spec = data[keys[0]]
+                image = static_image(json.loads(spec) if isinstance(spec, str) else dict(spec))
+                if image is not None:
+                    data["image/svg+xml"] = image
+                    added += 1
+                    changed = True
+        if changed:
+            nbformat.write(nb, path)
+    return added
 
 
 def enable_renderer() -> None:
@@ -70,8 +125,10 @@ def enable_renderer() -> None:
 
     Registers and enables the :data:`RENDERER` renderer: a chart's rich output is the
     Vega-Lite specification under :func:`vegalite_mimetype` (rendered natively by
-    JupyterLab, turned into an inline ``vegaEmbed`` call by :mod:`zmodel.report`) plus
-    a one-line ``text/plain``. Unlike Altair's default HTML renderer it has no random
+    JupyterLab, turned into an inline ``vegaEmbed`` call by :mod:`zmodel.report`), a
+    static SVG of it (:func:`static_image`, drawn offline by vl-convert, so that plain
+    ``jupyter nbconvert --to html`` and repository viewers show the chart) and a
+    one-line ``text/plain``. Unlike Altair's default HTML renderer it has no random
     element ids and loads nothing from a CDN, so executed notebooks are reproducible.
 
     Examples
@@ -512,3 +569,9 @@ def equations(model, metrics: Iterable[str] | None = None,
             subs[sym] = sp.Symbol(table[pname], **sym.assumptions0)
     rows = [(m.replace("_", " "), sp.Symbol(METRICS.get(m, m)), model.metrics[m].subs(subs)) for m in names]
     return Equations(rows)
+
+
+if __name__ == "__main__":  # python -m zmodel.plotting notebooks/*.ipynb
+    import sys
+
+    print(f"{add_static_images(sys.argv[1:])} chart images added")

@@ -1,38 +1,61 @@
 """The main job: ``make report`` (``python -m zmodel.report``).
 
-It does three things:
+It does three things, reporting each step as it goes (a progress bar on a terminal,
+otherwise one line per step on standard error):
 
 1. prints, as plain text, a demonstration of the queueing core (a closed interactive
    network solved by exact MVA over a population sweep, beside its asymptotic bounds)
-   and every calibration report registered in :data:`CALIBRATIONS`, each with its
-   residual table against the documented numbers;
+   and every calibration report registered in :data:`CALIBRATIONS`, each as soon as it
+   is fitted. Each area is fitted once per run: the kernel summary reuses the kernel
+   areas' fits made before it;
 2. executes every notebook in ``notebooks/`` (a fresh kernel running this very Python
-   interpreter, so the venv's packages are used) -- the committed notebooks are not
-   modified;
-3. writes a self-contained, offline HTML report: ``report/index.html`` (the
-   calibration residual and parameter tables of every registered calibration, links to
-   the notebook pages) and ``report/<notebook>.html``, one page per notebook.
+   interpreter, so the venv's packages are used; the kernel is shut down after its
+   notebook, also when the notebook fails or the build is interrupted) -- the
+   committed notebooks are not modified;
+3. writes a self-contained, offline HTML report: ``report/index.html`` and
+   ``report/<notebook>.html``, one page per notebook.
+
+The front page answers first: the headline predictions of the example scenarios
+(``examples/*.toml``), how well each area's model reproduces the documented numbers
+(fitted and, where it exists, leave-one-out error), what is assumed, and the places
+where prediction intervals and validation summaries will go; the full residual and
+parameter tables of each area follow, folded (``<details>``), histogram-sized tables
+summarised. Notebook pages show the narrative, tables and charts; code cells are folded
+away (one click shows them).
 
 Nothing is fetched from a network when the report is built or viewed: the Vega,
 Vega-Lite and vega-embed JavaScript is inlined from the copy bundled with the installed
-``vl-convert-python`` package (:func:`vl_convert.javascript_bundle`), equations are
-MathML (rendered natively by the browser), and nbconvert's CDN scripts (RequireJS,
-MathJax, Mermaid) are left out. The content is deterministic (no dates, no random
-element ids). The pages are built in a temporary directory beside the output and moved
-into place at the end, so an interrupted build leaves the previous report intact.
+``vl-convert-python`` package (:func:`vl_convert.javascript_bundle`); TeX in Markdown
+cells (``$...$``, ``$$...$$``) is converted to MathML when the page is built
+(:mod:`zmodel.texmath`), SymPy equations are MathML already, and browsers render MathML
+natively; nbconvert's CDN scripts (RequireJS, MathJax, Mermaid) are left out. The
+content is deterministic (no dates, no random element ids). The pages are built in a
+temporary directory beside the output and moved into place at the end, so a failed or
+interrupted build leaves the previous report intact and nothing behind.
 
-Usage: ``python -m zmodel.report [--output DIR] [--notebooks DIR] [--text-only] [--no-execute]``.
+Usage: ``python -m zmodel.report [--output DIR] [--notebooks DIR] [--examples DIR]
+[--areas AREA ...] [--text-only] [--no-execute]``. Exit status: 0 on success; 2 for an
+error in what the user gave (an unknown area, a missing notebook folder), printed as one
+line; 1 when a calibration or a notebook fails (one line naming it); 130 when
+interrupted (Ctrl-C), with the one line ``interrupted``.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import functools
 import html
+import inspect
 import json
+import math
 import os
 import shutil
+import signal
 import sys
 import tempfile
+import time
+import warnings
 from pathlib import Path
 
 from zmodel.fits import registry as _registry
@@ -44,12 +67,121 @@ from zmodel.fits import registry as _registry
 CALIBRATIONS: list[tuple[str, str]] = [(entry.title, entry.target) for entry in _registry.CALIBRATIONS]
 
 ROOT = Path(__file__).resolve().parents[1]
-#: default notebook folder and output folder (the repository's ``notebooks/`` and ``report/``)
+#: default notebook folder, example scenarios and output folder (the repository's)
 NOTEBOOKS = ROOT / "notebooks"
+EXAMPLES = ROOT / "examples"
 OUTPUT = ROOT / "report"
 TITLE = "zmodel report: queueing models of Linux on the mainframe, calibrated against documented numbers"
 #: seconds a single notebook cell may run
 CELL_TIMEOUT = 600
+#: the kernel summary's target: it is given the kernel areas' fits of the same run
+KERNEL_SUMMARY = "zmodel.fits.kernel_report:kernel_calibration_report"
+#: residual tables longer than this are summarised on the front page (full table folded)
+LONG_TABLE = 40
+#: exit status when interrupted (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
+
+
+class ReportUsageError(Exception):
+    """An error in what the user gave (unknown area, missing folder): one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # noqa: D401 - argparse API
+        raise ReportUsageError(message)
+
+
+# --------------------------------------------------------------------------- progress
+def _is_terminal(stream) -> bool:
+    ci = os.environ.get("CI", "")
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return tty and ci.strip().lower() in ("", "0", "false", "no")
+
+
+class Progress:
+    """Steps of a long job, reported as they start.
+
+    On a terminal (and outside CI) a tqdm bar on ``stream`` shows the step count and the
+    current step; otherwise each step prints one line ``<prog>: [k/n mm:ss] <label>``,
+    ``mm:ss`` being the time since the job started. :meth:`write` prints a message
+    without breaking the bar; :meth:`echo` writes text to standard output likewise.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = Progress(2, prog="demo", stream=out, bar=False)
+    >>> p.step("first"); p.step("second"); p.close()
+    >>> [line.split("] ")[1] for line in out.getvalue().splitlines()]
+    ['first', 'second']
+    """
+
+    def __init__(self, total: int, prog: str = "zmodel report", stream=None, bar: bool | None = None):
+        self.stream = sys.stderr if stream is None else stream
+        self.total, self.count, self.prog = int(total), 0, prog
+        self.start = time.monotonic()
+        self._bar = None
+        if bar is None:
+            bar = _is_terminal(self.stream)
+        if bar:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=self.total, file=self.stream, leave=False, dynamic_ncols=True,
+                             bar_format="{desc} {n_fmt}/{total_fmt} [{elapsed}] {postfix}")
+            self._bar.set_description_str(prog)
+
+    def elapsed(self) -> float:
+        """Seconds since the job started."""
+        return time.monotonic() - self.start
+
+    def step(self, label: str) -> None:
+        """A step starts (the previous one, if any, is done)."""
+        self.count += 1
+        if self._bar is not None:
+            self._bar.n = self.count - 1
+            self._bar.set_postfix_str(label, refresh=True)
+            return
+        t = int(self.elapsed())
+        print(f"{self.prog}: [{self.count}/{self.total} {t // 60:02d}:{t % 60:02d}] {label}",
+              file=self.stream, flush=True)
+
+    def write(self, message: str) -> None:
+        """A message line on the progress stream."""
+        if self._bar is not None:
+            self._bar.write(message, file=self.stream)
+        else:
+            print(message, file=self.stream, flush=True)
+
+    def echo(self, text: str) -> None:
+        """Text on standard output (the text report), without breaking the bar."""
+        if self._bar is not None:
+            self._bar.write(text, file=sys.stdout)
+        else:
+            print(text, file=sys.stdout, flush=True)
+
+    def close(self) -> None:
+        """The job is over: remove the bar."""
+        if self._bar is not None:
+            self._bar.n = self.count
+            self._bar.close()
+            self._bar = None
+
+
+class _Silent(Progress):
+    def __init__(self):
+        super().__init__(0, bar=False)
+
+    def step(self, label: str) -> None:
+        self.count += 1
+
+    def write(self, message: str) -> None:
+        pass
+
+    def echo(self, text: str) -> None:
+        pass
 
 
 # --------------------------------------------------------------------------- text part
@@ -82,14 +214,67 @@ def demonstration() -> str:
     return head + "\n" + table.to_string(index=False, float_format=lambda v: f"{v:.4f}")
 
 
-def run_calibrations(registry: list[tuple[str, str]] | None = None) -> list[tuple[str, str, object]]:
-    """Run every registered calibration; returns ``(title, target, result)`` triples."""
-    from importlib import import_module
+def _kernel_area(target: str) -> str | None:
+    """``"zmodel.fits.kernel_locks:calibrate_kernel_locks"`` -> ``"locks"`` (else None)."""
+    module, _, func = target.partition(":")
+    if module.startswith("zmodel.fits.kernel_") and func == f"calibrate_{module.rsplit('.', 1)[1]}":
+        return module.rsplit(".", 1)[1][len("kernel_"):]
+    return None
 
+
+def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Progress | None = None,
+                     echo: bool = False, on_error=None, on_warnings=None) -> list[tuple[str, str, object]]:
+    """Run the registered calibrations, each once; returns ``(title, target, result)`` triples.
+
+    Parameters
+    ----------
+    registry : list of (title, "module:function"), optional
+        Default :data:`CALIBRATIONS`.
+    progress : Progress, optional
+        Each calibration is a step of it.
+    echo : bool
+        Print each calibration's text report to standard output as soon as it is done.
+    on_error : callable, optional
+        ``on_error(title, target, exception)`` for a calibration that cannot be loaded
+        or raises; the others still run. Default: the exception propagates.
+    on_warnings : callable, optional
+        ``on_warnings(title, target, caught)`` with the warnings each calibration issued
+        (recorded per calibration); default: warnings go their usual way.
+
+    A target is called once per run; the kernel summary (:data:`KERNEL_SUMMARY`) is given
+    the kernel areas' fits made before it (``results=``), so they are not fitted twice.
+    """
+    progress = progress or _Silent()
+    done: dict[str, object] = {}
     out = []
     for title, target in (CALIBRATIONS if registry is None else registry):
-        module, _, func = target.partition(":")
-        out.append((title, target, getattr(import_module(module), func)()))
+        area = next((e.area for e in _registry.CALIBRATIONS if e.target == target), target)
+        progress.step(f"calibrating {area}")
+        with warnings.catch_warnings(record=on_warnings is not None) as caught:
+            if on_warnings is not None:
+                warnings.simplefilter("always")
+            try:
+                if target in done:
+                    result = done[target]
+                else:
+                    func = _registry.load(target)
+                    kwargs = {}
+                    if target == KERNEL_SUMMARY and "results" in inspect.signature(func).parameters:
+                        kwargs["results"] = {_kernel_area(t): r for t, r in done.items() if _kernel_area(t)}
+                    result = func(**kwargs)
+                    done[target] = result
+                text = result.report() if echo else None
+            except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
+                if on_error is None:
+                    raise
+                on_error(title, target, exc)
+                continue
+            finally:
+                if on_warnings is not None and caught:
+                    on_warnings(title, target, caught)
+        out.append((title, target, result))
+        if echo:
+            progress.echo("\n" + "=" * 78 + f"\n{title}\n" + "=" * 78 + f"\n{text}")
     return out
 
 
@@ -100,6 +285,54 @@ def print_text(calibrations, file=None) -> None:
     for title, _, result in calibrations:
         print("\n" + "=" * 78 + f"\n{title}\n" + "=" * 78, file=file)
         print(result.report(), file=file)
+
+
+# --------------------------------------------------------------------------- examples
+def example_files(folder=None) -> list[Path]:
+    """The example scenario files (``*.toml``) of ``folder`` (default :data:`EXAMPLES`), sorted."""
+    folder = Path(EXAMPLES if folder is None else folder)
+    return sorted(p for p in folder.glob("*.toml") if not p.name.startswith("."))
+
+
+def _file_title(path: Path) -> str:
+    """The first sentence of a scenario file's leading comment (its description)."""
+    import re
+
+    lines = []
+    with open(path, encoding="utf-8-sig") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line.startswith("#") or not line.lstrip("#").strip():
+                if lines or (line and not line.startswith("#")):
+                    break
+                continue
+            lines.append(line.lstrip("#").strip())
+    text = " ".join(lines)
+    m = re.match(r"(.+?\.)(?:\s|$)", text)
+    return (m.group(1) if m else text) or path.stem.replace("_", " ")
+
+
+def example_predictions(folder=None) -> list[dict]:
+    """Predict every example scenario over its own ``[sweep]``.
+
+    Returns a list of ``{"file", "title", "sweep", "frame"}`` dicts (``frame`` as
+    :meth:`zmodel.kernel.scenario.Scenario.predict` returns it).
+    """
+    import warnings
+
+    from zmodel.cli import read_scenario_file
+    from zmodel.kernel.scenario import Scenario
+
+    out = []
+    for path in example_files(folder):
+        data = read_scenario_file(path)
+        scenario = Scenario.from_dict(data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = scenario.predict()
+        out.append({"file": path.name, "title": _file_title(path), "sweep": [k for k, _ in scenario.sweep],
+                    "frame": frame})
+    return out
 
 
 # --------------------------------------------------------------------------- notebooks
@@ -115,10 +348,15 @@ def notebooks(folder=None) -> list[Path]:
     return sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))
 
 
-def _kernel_manager():
-    """A kernel manager whose ``python3`` kernel runs this interpreter (the venv's)."""
+@functools.lru_cache(maxsize=1)
+def _manager_class():
+    """An async kernel manager whose ``python3`` kernel runs this interpreter (the venv's).
+
+    Given to nbclient as its ``kernel_manager_class``, so nbclient owns the manager and
+    shuts the kernel down when the notebook is done, has failed or was cancelled.
+    """
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
 
     class _ThisPython(KernelSpecManager):
         def get_kernel_spec(self, kernel_name):
@@ -127,25 +365,147 @@ def _kernel_manager():
                               display_name="Python 3 (ipykernel)", language="python", env={},
                               resource_dir="")
 
-    return KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    class _Manager(AsyncKernelManager):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("kernel_spec_manager", _ThisPython())
+            super().__init__(*args, **kwargs)
+
+    return _Manager
+
+
+@functools.lru_cache(maxsize=1)
+def _client_class():
+    """nbclient's NotebookClient, with Ctrl-C turned into a cancelled execution.
+
+    nbclient's own SIGINT handler shuts the kernel down but lets the execution run on
+    into an unrelated error; here SIGINT marks the client ``interrupted`` and cancels the
+    execution, and :func:`execute_notebook` raises ``KeyboardInterrupt``.
+    """
+    from nbclient import NotebookClient
+
+    class _Client(NotebookClient):
+        interrupted = False
+
+        @contextlib.asynccontextmanager
+        async def async_setup_kernel(self, **kwargs):
+            async with super().async_setup_kernel(**kwargs):
+                loop = asyncio.get_running_loop()
+                task = asyncio.current_task()
+
+                def on_sigint():
+                    self.interrupted = True
+                    if task is not None:
+                        task.cancel()
+
+                with contextlib.suppress(RuntimeError, ValueError, NotImplementedError):
+                    loop.add_signal_handler(signal.SIGINT, on_sigint)
+                yield
+
+    return _Client
+
+
+#: clients of the notebooks being executed (an interrupt kills their kernels)
+_ACTIVE: set = set()
+
+
+def _kill(km) -> None:
+    """Kill a kernel's process (no message to it; safe from any thread); never raises."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    with contextlib.suppress(Exception):
+        if process is not None:
+            process.kill()
 
 
 def execute_notebook(path: Path | str, timeout: int = CELL_TIMEOUT):
     """Execute a notebook in a fresh kernel (cwd = its folder); returns the executed node.
 
     The file on disk is not modified. A failing cell raises
-    :class:`nbclient.exceptions.CellExecutionError` naming the cell.
+    :class:`nbclient.exceptions.CellExecutionError` naming the cell; Ctrl-C raises
+    ``KeyboardInterrupt``. In every case the kernel process is shut down before this
+    function returns or raises.
     """
     import nbformat
-    from nbclient import NotebookClient
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, km=_kernel_manager(), timeout=timeout, kernel_name="python3",
-                            record_timing=False,  # no timestamps: executed notebooks are reproducible
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    client = _client_class()(nb, kernel_manager_class=_manager_class(), timeout=timeout, kernel_name="python3",
+                             shutdown_kernel="immediate",
+                             record_timing=False,  # no timestamps: executed notebooks are reproducible
+                             resources={"metadata": {"path": str(path.parent)}})
+    _ACTIVE.add(client)
+    try:
+        client.execute()
+    except BaseException:
+        if client.interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        _ACTIVE.discard(client)
+        _reap(client)
+    if client.interrupted:
+        raise KeyboardInterrupt
     return nb
+
+
+def _reap(client) -> None:
+    """After nbclient's own shutdown: kill a kernel it left (none, normally); never raises."""
+    km = getattr(client, "km", None)
+    if km is not None:
+        _kill(km)
+        with contextlib.suppress(Exception):
+            km.cleanup_connection_file()
+
+
+class NotebookRunner:
+    """Execute notebooks in background threads (each in its own kernel) while the caller works.
+
+    ``make report`` starts it before the calibrations, so that the kernels run the
+    notebooks on the other core meanwhile. :meth:`result` waits for one notebook;
+    :meth:`cancel` (on failure or Ctrl-C) stops the queue, shuts every running kernel
+    down and waits for the threads.
+    """
+
+    def __init__(self, paths, workers: int | None = None, log=None):
+        self.paths = [Path(p) for p in paths]
+        self.workers = max(1, min(2, os.cpu_count() or 1) if workers is None else int(workers))
+        self.log = log or (lambda msg: None)
+        self._cancelled = False
+        self._pool = None
+        self._futures = {}
+
+    def _run(self, path: Path):
+        if self._cancelled:
+            raise KeyboardInterrupt
+        self.log(f"executing {path.name}")
+        return execute_notebook(path)
+
+    def start(self) -> "NotebookRunner":
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="zmodel-notebook")
+        self._futures = {p: self._pool.submit(self._run, p) for p in self.paths}
+        return self
+
+    def result(self, path):
+        """The executed notebook node of ``path`` (waits; re-raises the notebook's error)."""
+        return self._futures[Path(path)].result()
+
+    def cancel(self) -> None:
+        """Stop: no new notebook starts, running kernels are shut down, threads joined."""
+        self._cancelled = True
+        for future in self._futures.values():
+            future.cancel()
+        for client in list(_ACTIVE):  # kill the kernel processes; each thread then cleans up its
+            km = getattr(client, "km", None)  # own client (zmq sockets stay in their thread)
+            if km is not None:
+                _kill(km)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        """Wait for the threads (after every result was taken)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 # --------------------------------------------------------------------------- HTML pieces
@@ -234,6 +594,35 @@ _NAV = ('<nav class="zmodel-nav" style="padding: 8px 16px; font-family: sans-ser
         '<a href="index.html">&larr; zmodel report</a></nav>')
 
 
+_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}
+<!-- ZMODEL-HEAD-SCRIPTS -->
+{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block input_group -%}
+{%- if cell.cell_type == 'code' -%}
+<details class="zmodel-code"><summary>code</summary>
+{{ super() }}
+</details>
+{%- else -%}
+{{ super() }}
+{%- endif -%}
+{%- endblock input_group -%}
+"""
+
+_NAV = ('<nav class="zmodel-nav" style="padding: 8px 16px; font-family: sans-serif;">'
+        '<a href="index.html">&larr; zmodel report</a></nav>')
+
+#: notebook pages: the folded code cells' summary line, and no empty prompt column
+_PAGE_CSS = """<style>
+details.zmodel-code > summary { cursor: pointer; color: #666; font: 0.8em sans-serif; padding: 2px 0 2px 8px; }
+details.zmodel-code[open] > summary { color: #333; }
+math[display="block"] { margin: 0.6em 0; }
+</style>"""
+
+
 def notebook_title(nb, default: str) -> str:
     """The first Markdown heading of a notebook (without the #s), else ``default``."""
     for cell in nb.cells:
@@ -245,38 +634,51 @@ def notebook_title(nb, default: str) -> str:
 
 
 def notebook_page(nb, name: str) -> str:
-    """The offline HTML page of an executed notebook (charts embedded, no CDN scripts)."""
+    """The offline HTML page of an executed notebook.
+
+    Charts are embedded, TeX in Markdown cells becomes MathML, code cells are folded
+    (``<details>``), and no CDN script is referenced.
+    """
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
+
+    from zmodel.texmath import markdown_math
 
     nb = json.loads(json.dumps(nb))  # plain copy
     import nbformat
 
     nb = nbformat.from_dict(nb)
     embed_charts(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = markdown_math(cell.source)
     nb.metadata["title"] = notebook_title(nb, name)
     exporter = HTMLExporter(template_name="lab", extra_loaders=[DictLoader({"zmodel.html.j2": _TEMPLATE})],
                             template_file="zmodel.html.j2")
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": name}})
-    body = body.replace("<!-- ZMODEL-HEAD-SCRIPTS -->", head_scripts(), 1)
+    body = body.replace("<!-- ZMODEL-HEAD-SCRIPTS -->", head_scripts() + _PAGE_CSS, 1)
     return body.replace("<main>", "<main>\n" + _NAV, 1)
 
 
-def _fmt_table(frame, formats: dict | None = None) -> str:
+def _fmt_table(frame, formats: dict | None = None, index: bool = False) -> str:
     """A DataFrame as an HTML table with fixed, deterministic number formats."""
-    import math
-
     import pandas as pd
 
     formats = formats or {}
+    if index:
+        frame = frame.reset_index()
 
     def cell(col, v):
         if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
             return ""
         if isinstance(v, (bool,)) or type(v).__name__ == "bool_":
             return "yes" if v else "no"
-        if isinstance(v, float):
-            return formats.get(col, "{:.6g}").format(v + 0.0)
+        if isinstance(v, float) or type(v).__name__.startswith("float"):
+            v = float(v)
+            if math.isinf(v):
+                return "inf" if v > 0 else "-inf"
+            fmt = formats.get(col, "{:.6g}")
+            return fmt(v + 0.0) if callable(fmt) else fmt.format(v + 0.0)
         return str(v)
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
@@ -309,17 +711,145 @@ def parameter_table_html(result) -> str:
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 24px auto; max-width: 1100px;
        padding: 0 16px; color: #222; line-height: 1.45; }
-h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+h1 { font-size: 1.6em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #ccc; }
 table.zmodel-table { border-collapse: collapse; font-size: 0.88em; margin: 8px 0 16px; }
 table.zmodel-table th, table.zmodel-table td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
 table.zmodel-table th { background: #f2f2f2; }
 pre { background: #f7f7f7; padding: 8px; overflow-x: auto; font-size: 0.8em; }
 .zmodel-chart { margin: 12px 0; }
+details { margin: 6px 0; } details > summary { cursor: pointer; }
+details.zmodel-area > summary { font-weight: 600; font-size: 1.05em; }
+.zmodel-pending { border-left: 4px solid #e0a800; background: #fff8e1; padding: 6px 10px; }
+.zmodel-lead { font-size: 1.05em; }
 """
 
 
-def index_page(calibrations, pages: list[tuple[str, str]]) -> str:
-    """The front page: residual tables of every calibration, links to the notebook pages.
+# --------------------------------------------------------------------------- front page
+def _errors(frame, column: str = "percent_error", satisfied: str = "satisfied"):
+    import numpy as np
+
+    err = frame[column].astype(float).abs().to_numpy()
+    if satisfied in frame:
+        ok = frame[satisfied].fillna(False).astype(bool).to_numpy()
+        err = np.where(ok, 0.0, err)
+    return err[np.isfinite(err)]
+
+
+def accuracy_table(calibrations):
+    """One row per area: how well its model reproduces the documented numbers.
+
+    Columns: area, documented numbers fitted, median and worst absolute percent error of
+    the fit (a satisfied bound counts 0 %), leave-one-out median and worst (each number
+    predicted by a fit that did not see it; the kernel areas, from the kernel summary),
+    and the note for fits that are not scored by percent error (the DASD histograms).
+    """
+    import numpy as np
+    import pandas as pd
+
+    by_target = {e.target: e.area for e in _registry.CALIBRATIONS}
+    loo = {}
+    for _, target, result in calibrations:
+        if target == KERNEL_SUMMARY and hasattr(result, "summary"):
+            for _, r in result.summary.iterrows():
+                loo[f"kernel_{r['area']}"] = r
+    rows = []
+    for title, target, result in calibrations:
+        area = by_target.get(target, target)
+        if target == KERNEL_SUMMARY:
+            continue
+        row = {"area": area, "what": title.split(":")[0].split(" (")[0]}
+        if hasattr(result, "chisqr"):
+            res = result.to_frame("residuals")
+            used = res[res["used_in_fit"].astype(bool)] if "used_in_fit" in res else res
+            err = _errors(used)
+            row.update({"numbers fitted": int(len(used)),
+                        "median |% error|": float(np.median(err)) if err.size else math.nan,
+                        "worst |% error|": float(np.max(err)) if err.size else math.nan})
+        elif hasattr(result, "ks"):
+            ks = max(result.ks.values())
+            row.update({"numbers fitted": int(len(result.to_frame())),
+                        "note": f"histogram fit: largest binned KS distance {ks:.3f}"})
+        r = loo.get(area)
+        if r is not None and "median_left_out" in r:
+            row.update({"left-out median |% error|": float(r["median_left_out"]),
+                        "left-out worst |% error|": float(r["worst_left_out"])})
+        rows.append(row)
+    cols = ["area", "what", "numbers fitted", "median |% error|", "worst |% error|",
+            "left-out median |% error|", "left-out worst |% error|", "note"]
+    frame = pd.DataFrame(rows)
+    return frame[[c for c in cols if c in frame.columns]]
+
+
+def assumptions_table(calibrations):
+    """Parameters each area holds fixed (assumed, not fitted) or cannot identify from its data."""
+    import pandas as pd
+
+    by_target = {e.target: e.area for e in _registry.CALIBRATIONS}
+    rows = []
+    for _, target, result in calibrations:
+        if not hasattr(result, "chisqr"):
+            continue
+        t = result.to_frame("parameters")
+        fixed = [str(n) for n, r in t.iterrows() if "vary" in t and not bool(r["vary"])]
+        unident = [str(n) for n, r in t.iterrows()
+                   if "identifiable" in t and bool(r.get("vary", True)) and r["identifiable"] is not None
+                   and not bool(r["identifiable"])]
+        if fixed or unident:
+            rows.append({"area": by_target.get(target, target),
+                         "held fixed (spec sheet or assumed)": ", ".join(fixed) or "none",
+                         "not determined by the data": ", ".join(unident) or "none"})
+    return pd.DataFrame(rows, columns=["area", "held fixed (spec sheet or assumed)", "not determined by the data"])
+
+
+#: modelling assumptions every scenario prediction makes (zmodel.kernel.scenario)
+SCENARIO_ASSUMPTIONS = (
+    "Processor speed scales with clock frequency relative to the z990 (a clock-ratio proxy).",
+    "Per-transaction activity of each workload kind is an illustrative preset "
+    "(zmodel.kernel.scenario.WORKLOAD_KINDS); the file's [workload] keys override it.",
+    "Channel paths without a documented maximum I/O rate use the FICON-1G figure (7200 I/O per second).",
+    "Closed workloads are solved by exact MVA; an open load (workload.io_rate) by M/M/c stations.",
+    "LPAR: the other partitions are busy (PR/SM weight share); z/VM: idle guests cost their timer ticks.",
+)
+
+
+def _readable(v: float) -> str:
+    """4 significant digits, without exponent up to 10**7 (``15000``, ``0.003559``)."""
+    if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-4):
+        return f"{v:.4g}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{float(f'{v:.4g}'):g}"
+
+
+def _headline(example: dict) -> str:
+    """The front-page table of one example: throughput and response time per sweep point."""
+    import pandas as pd
+
+    frame, sweep = example["frame"], example["sweep"]
+    from zmodel.cli import throughput_label
+
+    unit_label = throughput_label(frame)
+    show = sweep + [c for c in ("throughput", "response_time", "cpu_utilization", "saturated")
+                    if c in frame.columns]
+    t = frame[show].copy()
+    rename = {"throughput": unit_label, "response_time": "response time [s]",
+              "cpu_utilization": "CPU utilization"}
+    if "kernel.version" in sweep and len(sweep) == 2:
+        other = [k for k in sweep if k != "kernel.version"][0]
+        wide = t.pivot(index=other, columns="kernel.version")
+        values = [c for c in ("throughput", "response_time") if c in t.columns]
+        cols = [(v, ver) for ver in dict.fromkeys(t["kernel.version"]) for v in values]
+        if "saturated" in t.columns and t["saturated"].astype(str).str.len().gt(0).any():
+            cols += [("saturated", ver) for ver in dict.fromkeys(t["kernel.version"])]
+        wide = wide[cols]
+        wide.columns = [f"{ver}: {rename.get(v, v)}" for v, ver in cols]
+        return _fmt_table(wide.reset_index(), {c: _readable for c in wide.columns})
+    t = t.rename(columns=rename)
+    return _fmt_table(t, {c: _readable for c in t.columns})
+
+
+def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] | None = None) -> str:
+    """The front page: answers first, details folded.
 
     Parameters
     ----------
@@ -327,31 +857,84 @@ def index_page(calibrations, pages: list[tuple[str, str]]) -> str:
         From :func:`run_calibrations`.
     pages : list of (file name, title)
         The notebook pages, in order.
+    examples : list of dict, optional
+        From :func:`example_predictions` (the headline predictions).
     """
     from zmodel.plotting import residual_chart
 
     parts = [f"<h1>{html.escape(TITLE)}</h1>",
-             "<p>Each calibration fits a model's free parameters to numbers documented in the seed "
-             "papers; the residual table has one row per documented measurement "
-             "(% error = 100 (predicted &minus; measured) / |measured|; a satisfied bound "
-             "contributes no residual). Parameters flagged <em>not identifiable</em> or "
-             "<em>at a bound</em> are not determined by the data.</p>",
-             "<h2>Notebooks</h2>", "<ul>"]
+             '<p class="zmodel-lead">What the models predict for the example configurations, how well '
+             "each model reproduces the numbers documented in the source papers, and what is assumed. "
+             "The full residual tables and the notebooks follow.</p>",
+             '<nav><a href="#predictions">Predictions</a> &middot; <a href="#accuracy">How well the '
+             'models predict</a> &middot; <a href="#assumptions">Assumptions</a> &middot; '
+             '<a href="#notebooks">Notebooks</a> &middot; <a href="#details">Calibration details</a></nav>']
+
+    parts.append('<h2 id="predictions">Headline predictions of the example scenarios</h2>')
+    if examples:
+        parts.append("<p>Each example file in <code>examples/</code> predicted over its own sweep "
+                     "(<code>zmodel plan examples/NAME.toml</code> prints every column). Throughput is in "
+                     "the unit of the file's load; a <em>saturated</em> entry names the resource at "
+                     "capacity.</p>")
+        for ex in examples:
+            parts.append(f"<h3>{html.escape(ex['title'])}</h3>")
+            parts.append(f"<p><code>examples/{html.escape(ex['file'])}</code></p>")
+            parts.append(_headline(ex))
+            parts.append(f"<details><summary>all {len(ex['frame'])} predictions with every column</summary>"
+                         f"{_fmt_table(ex['frame'])}</details>")
+    else:
+        parts.append("<p>No example scenarios were given.</p>")
+    parts.append('<p class="zmodel-pending" id="intervals"><strong>Prediction intervals:</strong> not yet '
+                 "shown. Each prediction above is the model at its calibrated parameters; the intervals "
+                 "sampled from the calibrated and assumed parameters will appear here.</p>")
+
+    parts.append('<h2 id="accuracy">How well each area\'s model predicts</h2>')
+    parts.append("<p>Absolute percent error between the model and each documented number it was fitted to "
+                 "(a satisfied bound counts 0 %), and, where it was run, the leave-one-out error: each "
+                 "number predicted by a fit that did not see it.</p>")
+    acc = accuracy_table(calibrations) if calibrations else None
+    if acc is not None and len(acc):
+        parts.append(_fmt_table(acc, {c: "{:.2f}" for c in acc.columns if "%" in c}))
+    else:
+        parts.append("<p>No calibration was run.</p>")
+    parts.append('<p class="zmodel-pending" id="validation"><strong>Validation against held-out '
+                 "benchmarks:</strong> not yet shown; the summaries of predictive validity will appear "
+                 "here.</p>")
+
+    parts.append('<h2 id="assumptions">What is assumed</h2><ul>')
+    parts += [f"<li>{html.escape(a)}</li>" for a in SCENARIO_ASSUMPTIONS]
+    parts.append("</ul>")
+    assumed = assumptions_table(calibrations) if calibrations else None
+    if assumed is not None and len(assumed):
+        parts.append("<details><summary>parameters held fixed or not determined, per area</summary>"
+                     f"{_fmt_table(assumed)}</details>")
+
+    parts.append('<h2 id="notebooks">Notebooks</h2><ul>')
     for fname, title in pages:
         parts.append(f'<li><a href="{html.escape(fname)}">{html.escape(title)}</a> '
                      f'<code>{html.escape(fname)}</code></li>')
     parts.append("</ul>")
-    parts.append("<h2>Calibrations</h2>")
+
+    parts.append('<h2 id="details">Calibration details</h2>')
+    parts.append("<p>Per area: the residual table has one row per documented measurement "
+                 "(% error = 100 (predicted &minus; measured) / |measured|; a satisfied bound contributes "
+                 "no residual); parameters flagged <em>not identifiable</em> or <em>at a bound</em> are "
+                 "not determined by the data. Click an area to open it.</p>")
     for k, (title, target, result) in enumerate(calibrations):
-        parts.append(f'<h3 id="calibration-{k}">{html.escape(title)}</h3>')
+        parts.append(f'<details class="zmodel-area" id="calibration-{k}"><summary>{html.escape(title)}</summary>')
+        parts.append(f"<p><code>{html.escape(target)}</code></p>")
         if not hasattr(result, "chisqr"):  # not a catalog-engine fit: its own summary table
-            parts.append(f"<p><code>{html.escape(target)}</code></p>")
-            parts.append(_fmt_table(result.to_frame()))
-            parts.append(f"<details><summary>text report</summary><pre>{html.escape(result.report())}</pre></details>")
+            table = result.to_frame()
+            if len(table) > LONG_TABLE:
+                parts.append(_long_table_summary(result, table))
+            else:
+                parts.append(_fmt_table(table))
+            parts.append(f"<details><summary>text report</summary><pre>{html.escape(result.report())}</pre>"
+                         "</details></details>")
             continue
-        parts.append(f"<p><code>{html.escape(target)}</code> &mdash; chi-square {result.chisqr:.4g}, "
-                     f"{result.n_data} measurements used ({result.n_active} active), "
-                     f"{result.n_free} free parameters, {result.dof} degrees of freedom.</p>")
+        parts.append(f"<p>chi-square {result.chisqr:.4g}, {result.n_data} measurements used "
+                     f"({result.n_active} active), {result.n_free} free parameters, "
+                     f"{result.dof} degrees of freedom.</p>")
         parts.append("<h4>Residuals</h4>")
         parts.append(residual_table_html(result))
         chart = residual_chart(result.to_frame("residuals"), title="percent error per documented number")
@@ -363,8 +946,9 @@ def index_page(calibrations, pages: list[tuple[str, str]]) -> str:
             parts.append("<h4>Shape checks (not fitted)</h4>")
             parts.append(_fmt_table(shapes))
         parts.append(f"<details><summary>text report</summary><pre>{html.escape(result.report())}</pre></details>")
-    parts.append("<h2>Queueing core demonstration</h2>")
-    parts.append(f"<pre>{html.escape(demonstration())}</pre>")
+        parts.append("</details>")
+    parts.append("<details><summary>Queueing core demonstration (exact MVA beside its bounds)</summary>")
+    parts.append(f"<pre>{html.escape(demonstration())}</pre></details>")
     body = "\n".join(parts)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1.0">\n'
@@ -372,9 +956,48 @@ def index_page(calibrations, pages: list[tuple[str, str]]) -> str:
             f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n")
 
 
+def _long_table_summary(result, table) -> str:
+    """A histogram-sized table summarised: what it holds, the few largest residuals, parameters."""
+    parts = [f"<p>{len(table)} rows (one per histogram bucket); summarised here.</p>"]
+    if hasattr(result, "ks"):
+        import pandas as pd
+
+        ks = pd.DataFrame({"histogram": list(result.ks), "binned KS distance": list(result.ks.values())})
+        parts.append(_fmt_table(ks, {"binned KS distance": "{:.4f}"}))
+    if hasattr(result, "parameters") and hasattr(result.parameters, "columns"):
+        parts.append("<h4>Parameters</h4>" + _fmt_table(result.parameters))
+    if "pearson" in table.columns:
+        shown = table[(table["observed"] >= 1) | (table["expected"] >= 1)]
+        top = shown.reindex(shown["pearson"].abs().sort_values(ascending=False).index).head(10)
+        cols = [c for c in ("histogram", "bucket", "lower", "upper", "observed", "expected", "pearson")
+                if c in top.columns]
+        parts.append("<h4>The ten buckets with the largest Pearson residuals</h4>")
+        parts.append(_fmt_table(top[cols], {"expected": "{:.1f}", "pearson": "{:+.2f}", "lower": "{:.3g}",
+                                            "upper": "{:.3g}"}))
+    return "\n".join(parts)
+
+
 # --------------------------------------------------------------------------- build
+def _swap_into_place(tmp: Path, output: Path) -> None:
+    """Replace ``output`` by ``tmp`` (two renames); on failure the previous report is put back."""
+    old = None
+    if output.exists() or output.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{output.name}-old-", dir=output.parent))
+        os.replace(output, old / output.name)
+    try:
+        os.replace(tmp, output)
+    except BaseException:
+        if old is not None:
+            os.replace(old / output.name, output)
+            shutil.rmtree(old, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def build_report(output: Path | str | None = None, notebook_dir=None, calibrations=None, log=None,
-                 execute: bool = True) -> Path:
+                 execute: bool = True, examples=None, progress: Progress | None = None,
+                 runner: NotebookRunner | None = None) -> Path:
     """Execute the notebooks and write the HTML report into ``output``; returns its index.
 
     Parameters
@@ -382,45 +1005,55 @@ def build_report(output: Path | str | None = None, notebook_dir=None, calibratio
     output : path, optional
         Report folder (default :data:`OUTPUT`); replaced as a whole.
     notebook_dir : path or list of paths, optional
-        Notebook folder (default :data:`NOTEBOOKS`) or explicit notebooks.
+        Notebook folder (default :data:`NOTEBOOKS`) or explicit notebooks. A folder that
+        does not exist or holds no notebook is a :class:`ReportUsageError`.
     calibrations : list, optional
         From :func:`run_calibrations` (run here when omitted).
     log : callable, optional
-        Progress messages (default: standard error).
+        Messages (default: the progress stream).
     execute : bool
         Execute the notebooks (default); ``False`` renders their committed outputs.
+    examples : list of dict, optional
+        From :func:`example_predictions` (the front page's headline predictions).
+    progress : Progress, optional
+        Each notebook and the page writing are steps of it.
+    runner : NotebookRunner, optional
+        Already executing the notebooks (started by :func:`main` before the
+        calibrations); default: each notebook is executed here, one after another.
 
     The pages are written to a temporary folder beside ``output`` and moved into place
-    only when all of them succeeded (the previous report is replaced as a whole).
+    only when all of them succeeded (the previous report is replaced as a whole). On
+    failure or interrupt the temporary folder is removed and the previous report stays.
     """
     import nbformat
 
     output = Path(OUTPUT if output is None else output).resolve()
-    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    progress = progress or _Silent()
+    log = log or progress.write
+    paths = _notebook_paths(notebook_dir)
     if calibrations is None:
-        calibrations = run_calibrations()
+        calibrations = run_calibrations(progress=progress)
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{output.name}-build-", dir=output.parent))
-    os.chmod(tmp, 0o755)
     try:
+        os.chmod(tmp, 0o755)
         pages = []
-        for path in notebooks(notebook_dir):
-            if execute:
-                log(f"executing {path.name} ...")
+        for path in paths:
+            if execute and runner is not None:
+                progress.step(f"notebook {path.name}")
+                nb = runner.result(path)
+            elif execute:
+                progress.step(f"executing {path.name}")
                 nb = execute_notebook(path)
             else:
+                progress.step(f"rendering {path.name}")
                 nb = nbformat.read(path, as_version=4)
             fname = f"{path.stem}.html"
             (tmp / fname).write_text(notebook_page(nb, path.stem), encoding="utf-8")
             pages.append((fname, notebook_title(nb, path.stem)))
-        (tmp / "index.html").write_text(index_page(calibrations, pages), encoding="utf-8")
-        old = None
-        if output.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{output.name}-old-", dir=output.parent))
-            os.replace(output, old / output.name)
-        os.replace(tmp, output)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        progress.step("writing the front page")
+        (tmp / "index.html").write_text(index_page(calibrations, pages, examples), encoding="utf-8")
+        _swap_into_place(tmp, output)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -428,10 +1061,37 @@ def build_report(output: Path | str | None = None, notebook_dir=None, calibratio
     return output / "index.html"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m zmodel.report", description=__doc__.splitlines()[0])
+def _notebook_paths(notebook_dir) -> list[Path]:
+    if notebook_dir is not None and not isinstance(notebook_dir, (str, os.PathLike)):
+        return notebooks(notebook_dir)
+    folder = Path(NOTEBOOKS if notebook_dir is None else notebook_dir)
+    if not folder.is_dir():
+        raise ReportUsageError(f"--notebooks: no such folder: '{folder}'")
+    found = notebooks(folder)
+    if not found:
+        raise ReportUsageError(f"--notebooks: no notebook (*.ipynb) in '{folder}'")
+    return found
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m zmodel.report") -> int:
+    """Entry point of ``make report``; returns the exit status (errors are one line on stderr)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv, prog)
+    except ReportUsageError as exc:
+        print(f"{prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str], prog: str) -> int:
+    parser = _Parser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--output", default=str(OUTPUT), help="report folder (default: %(default)s)")
     parser.add_argument("--notebooks", default=str(NOTEBOOKS), help="notebook folder (default: %(default)s)")
+    parser.add_argument("--examples", default=str(EXAMPLES),
+                        help="folder of example scenarios for the headline predictions (default: %(default)s)")
     parser.add_argument("--text-only", action="store_true", help="print the text report, write no HTML")
     parser.add_argument("--no-execute", action="store_true",
                         help="render the notebooks' committed outputs instead of executing them")
@@ -441,12 +1101,59 @@ def main(argv: list[str] | None = None) -> int:
     try:
         selected = _registry.select(args.areas)
     except ValueError as exc:
-        parser.error(str(exc))
-    calibrations = run_calibrations([(e.title, e.target) for e in selected])
-    print_text(calibrations)
-    sys.stdout.flush()
-    if not args.text_only:
-        build_report(args.output, args.notebooks, calibrations, execute=not args.no_execute)
+        raise ReportUsageError(f"--areas: {exc}") from None
+    paths = [] if args.text_only else _notebook_paths(args.notebooks)
+    if not args.text_only and not Path(args.examples).is_dir():
+        raise ReportUsageError(f"--examples: no such folder: '{args.examples}'")
+    steps = 1 + len(selected) + (0 if args.text_only else len(paths) + 2)
+    progress = Progress(steps, prog=prog)
+    progress.write(f"{prog}: {len(selected)} calibrations" + ("" if args.text_only else
+                   f", {len(paths)} notebooks ({'executed' if not args.no_execute else 'rendered'}), "
+                   f"{len(example_files(args.examples))} example scenarios -> {args.output}"))
+    failed = []
+
+    def on_error(title, target, exc):
+        failed.append(target)
+        progress.write(f"{prog}: error: calibration '{target}' failed: {type(exc).__name__}: "
+                       f"{' '.join(str(exc).split())[:300]}")
+
+    runner = None
+    if not args.text_only and not args.no_execute:  # the kernels run the notebooks meanwhile
+        runner = NotebookRunner(paths).start()
+    try:
+        progress.step("queueing core demonstration")
+        progress.echo(demonstration())
+        calibrations = run_calibrations([(e.title, e.target) for e in selected], progress=progress, echo=True,
+                                        on_error=on_error)
+        if failed:
+            return 1
+        if not args.text_only:
+            progress.step("predicting the example scenarios")
+            examples = example_predictions(args.examples)
+            try:
+                build_report(args.output, paths, calibrations, execute=not args.no_execute, examples=examples,
+                             progress=progress, runner=runner)
+            except Exception as exc:  # a notebook failed: one line naming it
+                from nbclient.exceptions import CellExecutionError
+
+                if os.environ.get("ZMODEL_DEBUG"):
+                    raise
+                what = "a notebook failed" if isinstance(exc, CellExecutionError) else "the build failed"
+                first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+                last = [ln.strip() for ln in str(exc).splitlines() if ln.strip()][-1:] or [""]
+                progress.write(f"{prog}: error: {what}: {type(exc).__name__}: {first[:200]}"
+                               f"{' ... ' + last[0][:200] if last[0] != first else ''}")
+                return 1
+    except BaseException:
+        if runner is not None:
+            runner.cancel()
+        raise
+    finally:
+        if runner is not None:
+            runner.cancel()
+        progress.close()
+    t = progress.elapsed()
+    print(f"{prog}: done in {int(t) // 60:d} min {t % 60:04.1f} s", file=sys.stderr)
     return 0
 
 

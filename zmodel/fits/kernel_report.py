@@ -77,7 +77,7 @@ class KernelCalibrationReport(Result):
         return "\n".join(lines)
 
 
-def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True) -> KernelCalibrationReport:
+def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True, results=None) -> KernelCalibrationReport:
     """Fit every kernel area, cross-validate it and summarise the residuals.
 
     Parameters
@@ -86,6 +86,9 @@ def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True) -> Kernel
         Kernel areas among :data:`AREAS`.
     leave_one_out : bool
         Also run the leave-one-out refits (the slow part: tens of seconds in all).
+    results : mapping area -> CalibrationResult, optional
+        Fits already made in this run (``make report`` fits each area once and passes
+        them here); the areas missing from it are fitted.
 
     Returns
     -------
@@ -97,11 +100,12 @@ def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True) -> Kernel
     unknown = [a for a in areas if a not in AREAS]
     if unknown:
         raise ValueError(f"areas must be among {', '.join(AREAS)}; got {', '.join(map(str, unknown))}")
-    rows, results, loos = [], {}, {}
+    rows, fitted_results, loos = [], {}, {}
     for area in areas:
         module = import_module(f"zmodel.fits.kernel_{area}")
-        result = getattr(module, f"calibrate_kernel_{area}")()
-        results[area] = result
+        given = (results or {}).get(area)
+        result = given if given is not None else getattr(module, f"calibrate_kernel_{area}")()
+        fitted_results[area] = result
         res = result.to_frame("residuals")
         used = res[res["used_in_fit"].astype(bool)]
         fitted = _abs_errors(used, "percent_error", "satisfied")
@@ -128,4 +132,4 @@ def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True) -> Kernel
                        unpredictable_rows=int(len(loo) - len(predictable)))
         rows.append(row)
     summary = pd.DataFrame(rows)
-    return KernelCalibrationReport(summary=summary, results=results, leave_one_out=loos)
+    return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos)

@@ -79,8 +79,8 @@ CALIBRATIONS: list[Calibration] = [
     Calibration("kernel_numa", "NUMA placement and memory locality", "zmodel.fits.kernel_numa:calibrate_kernel_numa"),
     Calibration("kernel_versions", "Kernel versions composed: Linux 2.4.21 vs 2.6.x feature sets",
                 "zmodel.fits.kernel_versions:calibrate_kernel_versions"),
-    Calibration("kernel", "Kernel calibration report: every kernel area, residuals and leave-one-out "
-                "against the issue's targets", "zmodel.fits.kernel_report:kernel_calibration_report"),
+    Calibration("kernel", "Kernel calibration summary: every kernel area's fitted and leave-one-out errors",
+                "zmodel.fits.kernel_report:kernel_calibration_report"),
 ]
 
 

@@ -20,9 +20,15 @@ names the key path (``"workload.clients: must be a positive integer, got -4"``).
   :data:`WORKLOAD_KINDS` with the file's overrides --
 
 and solves :func:`zmodel.kernel.versions.compose`, returning one DataFrame row per sweep
-point with the contract columns (``throughput`` [1/s], ``response_time`` [s],
-``cpu_utilization``, ``channel_utilization``, ``disk_utilization``, ``steal``,
-``memory_overhead`` [B], ``features``, ``parameters``). Sweeps over ``workload.clients``
+point with the contract columns (``throughput`` [transactions/s for a closed workload,
+I/O/s for an open load], ``response_time`` [s], ``cpu_utilization``,
+``channel_utilization``, ``disk_utilization``, ``steal``, ``memory_overhead`` [B],
+``features``, ``parameters``, ``saturated``, ``model``). ``saturated`` names the
+resources at capacity (empty when none): an open load beyond a station's capacity is
+carried at that capacity (throughput and utilizations at the carried load, response time
+infinite), and z/VM idle guests whose timer ticks need every physical CPU leave nothing
+for the workload (throughput 0, response time infinite). ``model`` says which solver
+produced the row. Sweeps over ``workload.clients``
 are solved in one batched MVA per combination of the other swept keys.
 
 This module imports :mod:`zmodel.hardware` and :mod:`zmodel.queueing` (through the kernel
@@ -76,7 +82,17 @@ DEFAULT_COMMAND_TIME = 1.0 / 7200.0
 HYPERVISOR_TYPES = ("none", "lpar", "zvm")
 #: columns of :meth:`Scenario.predict` after the swept key paths
 OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
-                  "steal", "memory_overhead", "features", "parameters")
+                  "steal", "memory_overhead", "features", "parameters", "saturated", "model")
+#: largest integer a scenario key may hold: 2**53, the last integer float64 (the models'
+#: arithmetic) represents exactly
+MAX_INTEGER = 2 ** 53
+#: documented maxima of the numeric ``[workload]`` keys (beyond them a demand overflows or
+#: the model leaves its domain)
+WORKLOAD_MAXIMA = {"think_time": 1e9, "io_per_transaction": 1e6, "cpu_per_transaction": 1e6,
+                   "block_size": float(2 ** 30), "io_rate": 1e9}
+#: the ``model`` column: which solver produced a row
+MODEL_CLOSED = "closed: exact MVA of the composed kernel model"
+MODEL_OPEN = "open: M/M/c stations at the offered I/O rate"
 
 _MB = 2.0 ** 20
 _GB = 2.0 ** 30
@@ -115,13 +131,19 @@ def _path_error(path: str, message: str) -> ValueError:
     return ValueError(f"{path}: {message}")
 
 
-def _get_int(path, value, minimum=1) -> int:
+def _get_int(path, value, minimum=1, maximum=MAX_INTEGER) -> int:
+    rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise _path_error(path, f"must be {rule}, got {value!r}")
-    if not math.isfinite(float(value)) or float(value) != round(float(value)) or value < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    if isinstance(value, (float, np.floating)) and not math.isfinite(float(value)):
         raise _path_error(path, f"must be {rule}, got {value!r}")
+    if isinstance(value, (float, np.floating)) and float(value) != round(float(value)):
+        raise _path_error(path, f"must be {rule}, got {value!r}")
+    if int(value) < minimum:
+        raise _path_error(path, f"must be {rule}, got {value!r}")
+    if int(value) > maximum:
+        limit = "2**53, the largest integer the models represent exactly" if maximum == MAX_INTEGER else maximum
+        raise _path_error(path, f"must be at most {limit}, got {value!r}")
     return int(value)
 
 
@@ -330,6 +352,10 @@ class Workload:
         Open load: I/O requests per second offered (instead of the closed population) [1/s].
     devices : int or None
         Devices defined to the Linux image (sysfs); default ``4 * disks`` of the storage server [1].
+
+    Integers are at most :data:`MAX_INTEGER`; the numbers at most :data:`WORKLOAD_MAXIMA`
+    (think time 1e9 s, 1e6 I/O and 1e6 CPU seconds per transaction, 1 GiB per I/O,
+    1e9 I/O per second).
     """
 
     kind: str
@@ -361,13 +387,13 @@ class Workload:
             out["devices"] = _get_int("workload.devices", m["devices"], minimum=0)
         for key in ("think_time", "io_per_transaction", "cpu_per_transaction"):
             if m.get(key) is not None:
-                out[key] = _get_float(f"workload.{key}", m[key])
+                out[key] = _get_float(f"workload.{key}", m[key], upper=WORKLOAD_MAXIMA[key])
         for key in ("read_fraction", "hit_ratio"):
             if m.get(key) is not None:
                 out[key] = _get_float(f"workload.{key}", m[key], upper=1.0)
         for key in ("block_size", "io_rate"):
             if m.get(key) is not None:
-                out[key] = _get_float(f"workload.{key}", m[key], positive=True)
+                out[key] = _get_float(f"workload.{key}", m[key], positive=True, upper=WORKLOAD_MAXIMA[key])
         return cls(**out)
 
 
@@ -439,6 +465,21 @@ class Scenario:
         return out
 
     def _check_consistency(self) -> None:
+        machine = self.processor().get("cpus")
+        if machine is not None and math.isfinite(float(machine)):
+            machine = int(machine)
+            if self.hardware.cpus > machine:
+                raise _path_error("hardware.cpus", f"must be at most {machine}, the CPUs of a "
+                                  f"{self.hardware.processor} (data/hardware/processors.csv), "
+                                  f"got {self.hardware.cpus}")
+            phys = self.hypervisor.physical_cpus
+            if phys is not None and phys > machine:
+                raise _path_error("hypervisor.physical_cpus", f"must be at most {machine}, the CPUs of a "
+                                  f"{self.hardware.processor}, got {phys:g}")
+        if self.hypervisor.type == "lpar" and self.hypervisor.physical_cpus is not None \
+                and self.hardware.cpus > self.hypervisor.physical_cpus:
+            raise _path_error("hardware.cpus", f"an LPAR's logical CPUs must not exceed hypervisor.physical_cpus "
+                              f"({self.hypervisor.physical_cpus:g}), got {self.hardware.cpus}")
         profile = self.profile()
         if profile.io_per_transaction > 0:
             if self.hardware.storage_server is None:
@@ -522,6 +563,9 @@ class Scenario:
                 warnings.simplefilter("ignore", SaturationWarning)
                 o = idle_guest_overhead(idle, self.kernel.kernel.hz, idle_tick_patch=patch,
                                         physical_cpus=physical, virtual_cpus=hw.cpus)
+            if physical - float(o.cpu_overhead) <= 0.0:
+                info.update(saturated=f"physical CPUs: the timer ticks of {idle} idle guests need "
+                                      f"{float(o.cpu_overhead):.3g} of {physical:g} CPUs")
             left = max(physical - float(o.cpu_overhead), 1e-9)
             share = (1.0 if hv.weight is None else hv.weight) * left / hv.active_guests
             phi = max(min(1.0, share / hw.cpus), 1e-9)
@@ -542,9 +586,14 @@ class Scenario:
         kv = self.kernel.kernel
         if clients_list is None:
             clients_list = [prof.clients]
+        saturated = info.pop("saturated", "")
         extra = ", ".join(f"{k}={v:.4g}" for k, v in info.items() if k not in ("dispatch",))
         if self.workload.io_rate is not None:
-            return [self._predict_open(sys, prof, kv, extra)]
+            row = self._predict_open(sys, prof, kv, extra)
+            if saturated:
+                row.update(throughput=0.0, response_time=math.inf,
+                           saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
+            return [row]
         r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler,
                     clients=np.asarray(clients_list))
         rows = []
@@ -555,7 +604,9 @@ class Scenario:
                              disk_utilization=float(r.disk_utilization[i]), steal=float(r.steal[i]),
                              memory_overhead=float(r.memory_overhead), features=r.features,
                              parameters=f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
-                                        f"{r.parameters}, {extra}"))
+                                        f"{r.parameters}, {extra}", saturated=saturated, model=MODEL_CLOSED))
+            if saturated:  # no capacity left: nothing completes (not an absurd finite number)
+                rows[-1].update(throughput=0.0, response_time=math.inf)
         return rows
 
     def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str) -> dict:
@@ -567,12 +618,16 @@ class Scenario:
         chan = np.asarray(sys.channel_demands) * prof.io_per_transaction
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
                     (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
+        names = ("cpu", "channel processor", "channel link (inbound)", "channel link (outbound)", "disk")
         resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
-        utils = []
         import warnings
 
         from zmodel.queueing import SaturationWarning
 
+        cap = min((c / d for d, c in stations if d > 0), default=math.inf)
+        carried = min(lam, cap)  # transactions per second the system completes
+        saturated = [n for n, (d, c) in zip(names, stations) if d > 0 and lam * float(d) / c >= 1.0]
+        utils = []
         for d, c in stations:
             if d <= 0:
                 utils.append(0.0)
@@ -581,15 +636,17 @@ class Scenario:
                 warnings.simplefilter("ignore", SaturationWarning)
                 st = mmc(lam, float(d), servers=int(c))
             resp += float(st.response_time)
-            utils.append(min(1.0, lam * float(d) / c))
-        cap = min((c / d for d, c in stations if d > 0), default=math.inf)
+            utils.append(min(1.0, carried * float(d) / c))  # at the carried load
+        if saturated:
+            resp = math.inf
         u_cpu = utils[0]
         phi = sys.dispatch_fraction
-        return dict(throughput=float(min(lam, cap)), response_time=resp, cpu_utilization=u_cpu * phi,
-                    channel_utilization=max(utils[1:4]), disk_utilization=utils[4], steal=u_cpu * (1 - phi),
-                    memory_overhead=float(r.memory_overhead), features=r.features,
+        return dict(throughput=float(carried * prof.io_per_transaction), response_time=resp,
+                    cpu_utilization=u_cpu * phi, channel_utilization=max(utils[1:4]), disk_utilization=utils[4],
+                    steal=u_cpu * (1 - phi), memory_overhead=float(r.memory_overhead), features=r.features,
                     parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
-                               f"tx_rate={lam:.4g}, {r.parameters}, {extra}")
+                               f"tx_rate={lam:.4g}, {r.parameters}, {extra}",
+                    saturated=", ".join(saturated), model=MODEL_OPEN)
 
     def predict(self, sweep: Mapping | None = None):
         r"""Predict every point of a sweep: one DataFrame row per point.
