@@ -1,0 +1,417 @@
+"""Seeded, sampled mutation campaign over the model layers (queueing, hardware, kernel).
+
+A test earns its place by failing on a wrong formula (STYLE.md, "Tests"). This script makes
+small wrong formulas on purpose and checks that the tests relevant to the mutated module
+notice:
+
+* operators flipped: ``+`` <-> ``-``, ``*`` <-> ``/``, ``<`` <-> ``<=``, ``>`` <-> ``>=``;
+* numeric constants moved 10 % (``c -> 1.1 c``; zero is never a candidate);
+* additive terms dropped: ``a + b -> a``, ``a + b -> b``, ``a - b -> a``.
+
+Candidates are found with :mod:`ast`; code that only builds messages or checks arguments
+(``raise``, ``assert``, f-strings, ``warnings.warn`` calls) is not mutated, nor are
+default values of dataclass fields and function arguments (those are illustrative
+defaults, not formulas; a test that caught them would be pinning a default). From each
+module's candidates a fixed number is drawn with a seeded RNG, so two runs on the same
+model sources mutate the same places.
+
+Each mutant is spliced into ONE temporary copy of the tree (the original text is put back
+afterwards), and the module's own doctests plus the test files listed for it in
+:data:`MODULES` run in a forked child of a process that has already imported NumPy,
+SciPy, pandas, Numba, Hypothesis and pytest (so each mutant costs the tests, not the
+imports), with ``-x`` and a per-mutant timeout. Exit status 0 = survived; a failure, an
+error or a timeout = killed. ``NUMBA_NUM_THREADS=1``, one mutant at a time.
+
+Equivalent mutants (no observable change) are reviewed by hand and listed, one line each
+with the reason, in ``tools/mutation_equivalents.txt``; they are left out of the kill
+rate's denominator.
+
+Usage::
+
+    python tools/mutation.py run --label after            # this tree (make mutation)
+    python tools/mutation.py run --label before --tree DIR # another checkout's tests
+    python tools/mutation.py report                       # results -> BENCHMARKS.md
+
+Results go to ``benchmarks/mutation_<label>.json``; ``report`` rewrites the mutation
+section of BENCHMARKS.md from the ``before`` and ``after`` files.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import datetime as _dt
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
+SEED = 20261123
+PER_MODULE = 10
+TIMEOUT = 240.0  # s per mutant (the slowest module's tests take ~60 s unmutated on a busy machine)
+
+# module -> the test files that test it (narrowest selection that covers it)
+MODULES: dict[str, list[str]] = {
+    "zmodel/queueing/single.py": ["tests/test_single.py", "tests/test_references_ggc.py"],
+    "zmodel/queueing/erlang.py": ["tests/test_erlang.py"],
+    "zmodel/queueing/closed.py": ["tests/test_closed.py"],
+    "zmodel/queueing/bounds.py": ["tests/test_bounds.py"],
+    "zmodel/queueing/mixed.py": ["tests/test_mixed.py"],
+    "zmodel/queueing/open_networks.py": ["tests/test_open_networks.py"],
+    "zmodel/queueing/scalability.py": ["tests/test_scalability.py"],
+    "zmodel/queueing/_kernels.py": ["tests/test_closed.py", "tests/test_erlang.py", "tests/test_mixed.py"],
+    "zmodel/hardware/channels.py": ["tests/test_hw_channels.py"],
+    "zmodel/hardware/crypto.py": ["tests/test_hw_crypto.py"],
+    "zmodel/hardware/dasd.py": ["tests/test_hw_dasd.py"],
+    "zmodel/hardware/network.py": ["tests/test_hw_network.py"],
+    "zmodel/hardware/storage.py": ["tests/test_hw_storage.py"],
+    "zmodel/kernel/hypervisor.py": ["tests/test_kernel_hypervisor.py"],
+    "zmodel/kernel/iopath.py": ["tests/test_kernel_iopath.py"],
+    "zmodel/kernel/locks.py": ["tests/test_kernel_locks.py"],
+    "zmodel/kernel/memory.py": ["tests/test_kernel_memory.py"],
+    "zmodel/kernel/numa.py": ["tests/test_kernel_numa.py"],
+    "zmodel/kernel/versions.py": ["tests/test_kernel_versions.py"],
+}
+
+_FLIP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
+_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+_SYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Lt: "<", ast.LtE: "<=",
+        ast.Gt: ">", ast.GtE: ">="}
+
+
+# --------------------------------------------------------------------------- candidates
+def _excluded_ids(tree: ast.AST) -> set[int]:
+    """ids of nodes inside message-building or argument-checking code, or defaults."""
+    out: set[int] = set()
+
+    def mark(node):
+        for sub in ast.walk(node):
+            out.add(id(sub))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Raise, ast.Assert, ast.JoinedStr)):
+            mark(node)
+        elif isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in {"warn", "ValueError", "TypeError", "RuntimeError", "field"}:
+                mark(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for d in [*node.args.defaults, *node.args.kw_defaults]:
+                if d is not None:
+                    mark(d)
+        elif isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                    mark(stmt.value)
+    return out
+
+
+def _is_number(node) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool) and node.value != 0)
+
+
+def candidates(source: str) -> list[dict]:
+    """Every mutation site of a module: dicts with the node's span and the replacement text."""
+    tree = ast.parse(source)
+    skip = _excluded_ids(tree)
+    lines = source.splitlines(keepends=True)
+    out = []
+
+    def seg(node):
+        return ast.get_source_segment(source, node)
+
+    def add(node, kind, new_node, what):
+        if not hasattr(node, "end_lineno"):
+            return
+        out.append(dict(kind=kind, line=node.lineno, col=node.col_offset, end_line=node.end_lineno,
+                        end_col=node.end_col_offset, original=seg(node),
+                        replacement="(" + ast.unparse(new_node) + ")", what=what))
+
+    # constants that are part of arithmetic or comparisons (not indices, not shapes)
+    arith_consts = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp):
+            for side in (node.left, node.right):
+                if _is_number(side) or (isinstance(side, ast.UnaryOp) and _is_number(side.operand)):
+                    arith_consts.add(id(side if _is_number(side) else side.operand))
+        elif isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                if _is_number(side):
+                    arith_consts.add(id(side))
+        elif isinstance(node, ast.Assign) and _is_number(node.value):
+            arith_consts.add(id(node.value))
+
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.BinOp) and type(node.op) in _FLIP:
+            new = copy.deepcopy(node)
+            new.op = _FLIP[type(node.op)]()
+            add(node, "flip", new, f"{_SYM[type(node.op)]} -> {_SYM[type(new.op)]}")
+            if isinstance(node.op, ast.Add):
+                add(node, "drop", node.left, "drop right term")
+                add(node, "drop", node.right, "drop left term")
+            elif isinstance(node.op, ast.Sub):
+                add(node, "drop", node.left, "drop subtracted term")
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMP:
+            new = copy.deepcopy(node)
+            new.ops = [_CMP[type(node.ops[0])]()]
+            add(node, "flip", new, f"{_SYM[type(node.ops[0])]} -> {_SYM[type(new.ops[0])]}")
+        elif _is_number(node) and id(node) in arith_consts:
+            v = node.value
+            new = ast.Constant(value=float(repr(v * 1.1)) if isinstance(v, float) else v * 1.1)
+            add(node, "const", new, f"{v!r} -> {new.value!r}")
+    del lines
+    out.sort(key=lambda m: (m["line"], m["col"], m["end_line"], m["end_col"], m["kind"], m["what"]))
+    return out
+
+
+def mutant_key(module: str, m: dict) -> str:
+    """A stable name: module, line, operator and the original text."""
+    text = " ".join(m["original"].split())
+    if len(text) > 70:
+        text = text[:67] + "..."
+    return f"{module}:{m['line']}: {m['what']}: `{text}`"
+
+
+def apply(source: str, m: dict) -> str:
+    lines = source.splitlines(keepends=True)
+    start = sum(len(x) for x in lines[:m["line"] - 1]) + len(lines[m["line"] - 1].encode()[:m["col"]].decode())
+    end = (sum(len(x) for x in lines[:m["end_line"] - 1])
+           + len(lines[m["end_line"] - 1].encode()[:m["end_col"]].decode()))
+    return source[:start] + m["replacement"] + source[end:]
+
+
+def sample(module: str, source: str, k: int, seed: int) -> list[dict]:
+    cands = candidates(source)
+    rng = random.Random(f"{seed}:{module}")
+    picked = rng.sample(range(len(cands)), min(k, len(cands)))
+    return [cands[i] for i in sorted(picked)], len(cands)
+
+
+# --------------------------------------------------------------------------- running
+_PRELOAD = ["numpy", "scipy.special", "scipy.stats", "scipy.optimize", "scipy.integrate", "pandas",
+            "numba", "hypothesis", "pytest", "simpy"]
+
+
+def _run_child(tree: Path, args: list[str], log: Path, timeout: float) -> str:
+    """Fork; the child runs pytest on the tree's copy; returns 'survived', 'killed' or 'timeout'."""
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.chdir(tree)
+            sys.path.insert(0, str(tree))
+            import pytest
+            rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", *args])
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(int(rc))
+        except BaseException:  # noqa: BLE001 - anything here is a killed mutant
+            import traceback
+            traceback.print_exc()
+            os._exit(99)
+    t0 = time.monotonic()
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            return "survived" if code == 0 else "killed"
+        if time.monotonic() - t0 > timeout:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return "timeout"
+        time.sleep(0.05)
+
+
+def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: int, timeout: float) -> dict:
+    os.environ.update(NUMBA_NUM_THREADS="1", CI="1", PYTHONDONTWRITEBYTECODE="1", ZMODEL_NO_BROWSER_INSTALL="1")
+    work = Path(tempfile.mkdtemp(prefix="zmodel-mutation-"))
+    os.environ["NUMBA_CACHE_DIR"] = str(work / "numba-cache")
+    tree = work / "tree"
+    shutil.copytree(tree_src, tree, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "report", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info", "notebooks"))
+    for name in _PRELOAD:
+        __import__(name)
+    results = {"label": label, "seed": seed, "per_module": per_module, "timeout_s": timeout,
+               "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               "modules": {}}
+    try:
+        for module in modules:
+            tests = [t for t in MODULES[module] if (tree / t).exists()]
+            args = [module, *tests]
+            path = tree / module
+            original = path.read_text(encoding="utf-8")
+            picked, n_cands = sample(module, (tree_src / module).read_text(encoding="utf-8"), per_module, seed)
+            t0 = time.monotonic()
+            base = _run_child(tree, args, work / "baseline.log", timeout * 2)
+            if base != "survived":
+                print(f"{module}: tests fail without a mutant ({base}); see {work / 'baseline.log'}", flush=True)
+                results["modules"][module] = {"error": f"baseline {base}", "tests": tests}
+                continue
+            print(f"{module}: baseline passes in {time.monotonic() - t0:.1f} s; "
+                  f"{len(picked)} of {n_cands} candidates", flush=True)
+            rows = []
+            for m in picked:
+                path.write_text(apply(original, m), encoding="utf-8")
+                t1 = time.monotonic()
+                try:
+                    compile(path.read_text(encoding="utf-8"), str(path), "exec")
+                    outcome = _run_child(tree, args, work / "mutant.log", timeout)
+                except SyntaxError:
+                    outcome = "invalid"
+                finally:
+                    path.write_text(original, encoding="utf-8")
+                key = mutant_key(module, m)
+                rows.append({"key": key, "outcome": outcome, "seconds": round(time.monotonic() - t1, 1)})
+                print(f"  {outcome:8s} {rows[-1]['seconds']:6.1f}s  {key}", flush=True)
+            results["modules"][module] = {"tests": tests, "candidates": n_cands, "mutants": rows}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+# --------------------------------------------------------------------------- report
+def load_equivalents() -> dict[str, str]:
+    out = {}
+    if EQUIVALENTS.exists():
+        for line in EQUIVALENTS.read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            key, _, reason = line.partition(" || ")
+            out[key.strip()] = reason.strip()
+    return out
+
+
+def summarise(res: dict, equivalents: dict[str, str]) -> dict[str, dict]:
+    out = {}
+    for module, info in res["modules"].items():
+        if "error" in info:
+            out[module] = {"error": info["error"]}
+            continue
+        rows = [r for r in info["mutants"] if r["outcome"] != "invalid"]
+        eq = [r for r in rows if r["key"] in equivalents]
+        live = [r for r in rows if r["key"] not in equivalents]
+        killed = [r for r in live if r["outcome"] in ("killed", "timeout")]
+        out[module] = {"mutants": len(rows), "equivalent": len(eq), "killed": len(killed),
+                       "rate": (len(killed) / len(live)) if live else float("nan"),
+                       "survivors": [r["key"] for r in live if r["outcome"] == "survived"]}
+    return out
+
+
+def report() -> str:
+    eq = load_equivalents()
+    files = {lab: ROOT / "benchmarks" / f"mutation_{lab}.json" for lab in ("before", "after")}
+    res = {lab: json.loads(p.read_text()) for lab, p in files.items() if p.exists()}
+    sums = {lab: summarise(r, eq) for lab, r in res.items()}
+    modules = list(MODULES)
+    lines = ["## Mutation campaign (tests that catch wrong formulas)", "",
+             "* Command: `make mutation` (= `NUMBA_NUM_THREADS=1 .venv/bin/python tools/mutation.py run "
+             "--label after && .venv/bin/python tools/mutation.py report`); the `before` column ran the "
+             "same mutants against the tests of the commit before the new tests (`tools/mutation.py run "
+             "--label before --tree <checkout of 874fd84>`).",
+             f"* Seed {SEED}, {PER_MODULE} mutants drawn per module from its candidates (operators "
+             "flipped, numeric constants x1.1, additive terms dropped; see the script's docstring for "
+             "what is never mutated); per-mutant timeout "
+             f"{TIMEOUT:.0f} s; a timeout counts as killed.",
+             "* Equivalent mutants (reviewed by hand, reason on each line): `tools/mutation_equivalents.txt`; "
+             "they are not in the denominator. Kill rate = killed / (mutants - equivalent).",
+             ""]
+    for lab in ("before", "after"):
+        if lab in res:
+            lines.append(f"* `{lab}` run: {res[lab]['date']}")
+    lines += ["", "| module | tests run | mutants | equivalent | killed before | killed after |",
+              "|---|---|---:|---:|---:|---:|"]
+    tot = {lab: [0, 0] for lab in sums}
+    for module in modules:
+        cells = []
+        n = eq_n = None
+        for lab in ("before", "after"):
+            s = sums.get(lab, {}).get(module)
+            if s is None:
+                cells.append("n/a")
+            elif "error" in s:
+                cells.append(s["error"])
+            else:
+                n, eq_n = s["mutants"], s["equivalent"]
+                live = n - eq_n
+                cells.append(f"{s['killed']}/{live} = {100 * s['rate']:.0f} %")
+                tot[lab][0] += s["killed"]
+                tot[lab][1] += live
+        tests = ", ".join(f"`{Path(t).name}`" for t in MODULES[module])
+        lines.append(f"| `{module.removeprefix('zmodel/')}` | {tests} + doctests | {n} | {eq_n} | "
+                     f"{cells[0]} | {cells[1]} |")
+    tcells = [f"{k}/{n} = {100 * k / n:.0f} %" if n else "n/a" for k, n in (tot.get("before", [0, 0]),
+                                                                              tot.get("after", [0, 0]))]
+    lines.append(f"| **all** | | | | {tcells[0]} | {tcells[1]} |")
+    for lab in ("before", "after"):
+        if lab not in sums:
+            continue
+        surv = [k for s in sums[lab].values() for k in s.get("survivors", [])]
+        lines += ["", f"Survivors ({lab}): {len(surv)}" + (":" if surv else "."), ""]
+        lines += [f"* {k}" for k in surv]
+    return "\n".join(lines) + "\n"
+
+
+def write_benchmarks(section: str) -> None:
+    path = ROOT / "BENCHMARKS.md"
+    text = path.read_text(encoding="utf-8")
+    start = "<!-- mutation:start -->"
+    end = "<!-- mutation:end -->"
+    block = f"{start}\n{section}{end}\n"
+    if start in text:
+        text = text[:text.index(start)] + block + text[text.index(end) + len(end) + 1:]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--label", default="after")
+    r.add_argument("--tree", type=Path, default=ROOT)
+    r.add_argument("--modules", nargs="*", default=list(MODULES))
+    r.add_argument("--per-module", type=int, default=PER_MODULE)
+    r.add_argument("--seed", type=int, default=SEED)
+    r.add_argument("--timeout", type=float, default=TIMEOUT)
+    sub.add_parser("report")
+    c = sub.add_parser("list", help="print the sampled mutants without running them")
+    c.add_argument("--modules", nargs="*", default=list(MODULES))
+    a = ap.parse_args(argv)
+    if a.cmd == "list":
+        for module in a.modules:
+            picked, n = sample(module, (ROOT / module).read_text(encoding="utf-8"), PER_MODULE, SEED)
+            print(f"{module}: {len(picked)} of {n}")
+            for m in picked:
+                print("   ", mutant_key(module, m), "=>", m["replacement"][:90])
+        return 0
+    if a.cmd == "run":
+        res = run(a.label, a.tree.resolve(), a.modules, a.per_module, a.seed, a.timeout)
+        out = ROOT / "benchmarks" / f"mutation_{a.label}.json"
+        if out.exists() and set(a.modules) != set(MODULES):  # a partial run updates its modules only
+            old = json.loads(out.read_text())
+            old["modules"].update(res["modules"])
+            res = {**old, "date": res["date"]}
+        out.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {out.relative_to(ROOT)}")
+        return 0
+    write_benchmarks(report())
+    print(report())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
