@@ -54,7 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
 SEED = 20261123
-PER_MODULE = 10
+PER_MODULE = 8
 TIMEOUT = 240.0  # s per mutant (the slowest module's tests take ~60 s unmutated on a busy machine)
 
 # module -> the test files that test it (narrowest selection that covers it)
@@ -214,7 +214,9 @@ def _run_child(tree: Path, args: list[str], log: Path, timeout: float) -> str:
             os.chdir(tree)
             sys.path.insert(0, str(tree))
             import pytest
-            rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", *args])
+            # the project's addopts load nbval for the notebooks; none run here
+            rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", "-p", "no:nbval", "-o", "addopts=",
+                              "--doctest-modules", *args])
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(int(rc))
