@@ -25,8 +25,11 @@ def toy_disk():
 
 
 def toy_server(**kw):
+    # every parameter the expected values use is named here (none taken from the defaults):
+    # 2 Gbit/s FC links with 8b/10b coding (0.8 payload bytes per signalled byte), 0.2 ms hit time
     args = dict(name="toy", cache_size=32 * 2 ** 30, nvs_size=2 ** 30, disk=toy_disk(), disk_count=128,
-                rank_width=8, link_rate=2e9, links=4, host_adapters=4)
+                rank_width=8, link_rate=2e9, links=4, host_adapters=4, link_efficiency=0.8,
+                hit_time=0.2e-3, adapter_rate=math.inf)
     args.update(kw)
     return StorageServer(**args)
 

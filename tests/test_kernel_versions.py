@@ -97,15 +97,16 @@ def test_unknown_version_message():
 
 # --------------------------------------------------------------------------- hand-computed compositions
 def test_one_cpu_no_locks_is_one_over_demand():
-    c = KernelCosts(switch_time=2e-6, thread_sync_time=1e-6, linuxthreads_extra=4e-6)
+    c = KernelCosts(switch_time=2e-6, thread_sync_time=1e-6, linuxthreads_extra=4e-6,
+                    runqueue_hold=0.7e-6, scan_time=0.2e-6)
     w = WorkloadProfile("w", clients=1, user_time=1e-3, switches=3, thread_syncs=5)
     r26 = compose("2.6.6", w, SystemConfig(cpus=1), c)
-    # D = 1 ms + 3 (2 us + 0.5 us runqueue hold) + 5 * 1 us
-    d = 1e-3 + 3 * (2e-6 + 0.5e-6) + 5 * 1e-6
+    # D = 1 ms + 3 (2 us + 0.7 us runqueue hold) + 5 * 1 us
+    d = 1e-3 + 3 * (2e-6 + 0.7e-6) + 5 * 1e-6
     assert r26.throughput == pytest.approx(1 / d, rel=1e-12)
     # 2.4 on one CPU: goodness scan over 1 runnable task and LinuxThreads; the lock never contends
     r24 = compose("2.4.21", w, SystemConfig(cpus=1), c)
-    d24 = d + 3 * 0.1e-6 * 1 + 5 * 4e-6
+    d24 = d + 3 * 0.2e-6 * 1 + 5 * 4e-6
     assert r24.throughput == pytest.approx(1 / d24, rel=1e-9)
     assert r24.spin_fraction == 0.0
 
@@ -403,3 +404,42 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     # without overcommit the yield waste disappears and only the spin remains
     r1 = compose("2.4.21", w, SystemConfig(cpus=2, disk_time=0.0, devices=0), c)
     assert r1.throughput == pytest.approx(2 * (1 - float(spin)) / float(T), rel=1e-9)
+
+
+def test_release_dates_not_in_the_seeds_say_so():
+    # ibmsj prints only 2.6.0's date ("released on December 17, 2003"); every other date comes
+    # from the kernel.org archive and the description must say so
+    assert "not printed in the seeds" not in kernel_version("2.6.0").description
+    for v in ("2.4.21", "2.6.6", "2.6.10"):
+        assert kernel_version(v).description.endswith(
+            " (release date from the kernel.org archive, not printed in the seeds)"), v
+
+
+def test_default_runnable_tasks_scanned_by_24():
+    # runnable not given: the 2.4 goodness() scan covers max(1, runnable_fraction x clients)
+    # tasks per switch: 3 switches x (2 us + 0.1 us x 0.25 x 40) = 3 x 3 us
+    w = WorkloadProfile("w", clients=40, switches=3, runnable_fraction=0.25)
+    c = KernelCosts(switch_time=2e-6, scan_time=0.1e-6)
+    t = kernel_cpu_time(kernel_version("2.4.21").features, w, SystemConfig(cpus=2), c)
+    assert float(t["scheduler"]) == pytest.approx(3 * (2e-6 + 0.1e-6 * 10), rel=1e-12)
+    w1 = w.replace(clients=2)      # 0.25 x 2 = 0.5 < 1: at least the running task
+    t1 = kernel_cpu_time(kernel_version("2.4.21").features, w1, SystemConfig(cpus=2), c)
+    assert float(t1["scheduler"]) == pytest.approx(3 * (2e-6 + 0.1e-6 * 1), rel=1e-12)
+
+
+def test_anticipation_with_cache_hits_by_hand():
+    # Reads that hit the storage cache never reach the disk and cost no anticipation. With
+    # read fraction r = 0.8 and hit ratio h = 0.5, per transaction of 2 I/Os:
+    #   D_disk = 2 (1 - h r) t_disk + 2 r (1 - h) p_miss E[min(Z_r, w)] U_disk,
+    #   E[min(Z_r, w)] = Z_r (1 - e^{-w/Z_r}) (exponential read think time, iopath.anticipation_hold)
+    c = KernelCosts(antic_expire=4e-3, antic_miss=0.5)
+    w = WorkloadProfile("io", clients=64, user_time=0.05e-3, io_per_transaction=2, block_size=4096,
+                        read_fraction=0.8, hit_ratio=0.5, read_think_time=2e-3)
+    s = SystemConfig(cpus=8, disks=1, disk_time=1e-3, devices=0)
+    r = compose("2.6.0", w, s, c, io_scheduler="anticipatory")
+    hold = 2e-3 * (1 - math.exp(-4e-3 / 2e-3))
+    expected = 2 * (1 - 0.5 * 0.8) * 1e-3 + 2 * 0.8 * 0.5 * 0.5 * hold * r.disk_utilization
+    assert r.disk_utilization > 0.99
+    assert r.disk_demand == pytest.approx(expected, rel=1e-6)
+    dl = compose("2.6.0", w, s, c, io_scheduler="deadline")
+    assert dl.disk_demand == pytest.approx(2 * (1 - 0.5 * 0.8) * 1e-3, rel=1e-12)

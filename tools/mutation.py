@@ -237,8 +237,18 @@ def _run_child(tree: Path, args: list[str], log: Path, timeout: float) -> str:
         time.sleep(0.05)
 
 
-def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: int, timeout: float) -> dict:
-    os.environ.update(NUMBA_NUM_THREADS="1", CI="1", PYTHONDONTWRITEBYTECODE="1", ZMODEL_NO_BROWSER_INSTALL="1")
+def _same_inputs(module: str, tests: list[str], tree: Path, other: Path) -> bool:
+    """True when the module, its selected tests and the shared conftest are byte-identical in ``other``."""
+    for rel in [module, *tests, "tests/conftest.py", "pyproject.toml"]:
+        a, b = tree / rel, other / rel
+        if not (a.exists() and b.exists()) or a.read_bytes() != b.read_bytes():
+            return False
+    return True
+
+
+def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: int, timeout: float,
+        reuse: tuple[dict, Path] | None = None) -> dict:
+    os.environ.update(NUMBA_NUM_THREADS="1", CI="1", PYTHONDONTWRITEBYTECODE="1")
     work = Path(tempfile.mkdtemp(prefix="zmodel-mutation-"))
     os.environ["NUMBA_CACHE_DIR"] = str(work / "numba-cache")
     tree = work / "tree"
@@ -253,6 +263,14 @@ def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: i
         for module in modules:
             tests = [t for t in MODULES[module] if (tree / t).exists()]
             args = [module, *tests]
+            if reuse is not None and module in reuse[0]["modules"] and "error" not in reuse[0]["modules"][module] \
+                    and _same_inputs(module, MODULES[module], tree_src, reuse[1]):
+                # same mutants, same tests, derandomised Hypothesis: the outcome cannot differ
+                prev = reuse[0]["modules"][module]
+                results["modules"][module] = {**prev, "reused_from": reuse[0]["label"]}
+                print(f"{module}: tests unchanged since the {reuse[0]['label']} run; its results carried over",
+                      flush=True)
+                continue
             path = tree / module
             original = path.read_text(encoding="utf-8")
             picked, n_cands = sample(module, (tree_src / module).read_text(encoding="utf-8"), per_module, seed)
@@ -307,6 +325,7 @@ def summarise(res: dict, equivalents: dict[str, str]) -> dict[str, dict]:
         live = [r for r in rows if r["key"] not in equivalents]
         killed = [r for r in live if r["outcome"] in ("killed", "timeout")]
         out[module] = {"mutants": len(rows), "equivalent": len(eq), "killed": len(killed),
+                       "reused": bool(info.get("reused_from")),
                        "rate": (len(killed) / len(live)) if live else float("nan"),
                        "survivors": [r["key"] for r in live if r["outcome"] == "survived"]}
     return out
@@ -329,6 +348,10 @@ def report() -> str:
              f"{TIMEOUT:.0f} s; a timeout counts as killed.",
              "* Equivalent mutants (reviewed by hand, reason on each line): `tools/mutation_equivalents.txt`; "
              "they are not in the denominator. Kill rate = killed / (mutants - equivalent).",
+             "* (c) = carried over: the module's source, its selected test files, `tests/conftest.py` and "
+             "`pyproject.toml` are byte-identical to the `before` run's, so the same mutants meet the same "
+             "(derandomised) tests and the outcome cannot differ; `--reuse before --reuse-tree <checkout>` "
+             "does this, a plain `make mutation` reruns everything.",
              ""]
     for lab in ("before", "after"):
         if lab in res:
@@ -348,7 +371,7 @@ def report() -> str:
             else:
                 n, eq_n = s["mutants"], s["equivalent"]
                 live = n - eq_n
-                cells.append(f"{s['killed']}/{live} = {100 * s['rate']:.0f} %")
+                cells.append(f"{s['killed']}/{live} = {100 * s['rate']:.0f} %" + (" (c)" if s["reused"] else ""))
                 tot[lab][0] += s["killed"]
                 tot[lab][1] += live
         tests = ", ".join(f"`{Path(t).name}`" for t in MODULES[module])
@@ -389,6 +412,9 @@ def main(argv=None) -> int:
     r.add_argument("--per-module", type=int, default=PER_MODULE)
     r.add_argument("--seed", type=int, default=SEED)
     r.add_argument("--timeout", type=float, default=TIMEOUT)
+    r.add_argument("--reuse", metavar="LABEL", help="carry over this label's results for modules whose "
+                   "source and selected tests are byte-identical in --reuse-tree")
+    r.add_argument("--reuse-tree", type=Path, help="the checkout the --reuse results were run on")
     sub.add_parser("report")
     c = sub.add_parser("list", help="print the sampled mutants without running them")
     c.add_argument("--modules", nargs="*", default=list(MODULES))
@@ -401,7 +427,12 @@ def main(argv=None) -> int:
                 print("   ", mutant_key(module, m), "=>", m["replacement"][:90])
         return 0
     if a.cmd == "run":
-        res = run(a.label, a.tree.resolve(), a.modules, a.per_module, a.seed, a.timeout)
+        reuse = None
+        if a.reuse:
+            if a.reuse_tree is None:
+                ap.error("--reuse needs --reuse-tree")
+            reuse = (json.loads((ROOT / "benchmarks" / f"mutation_{a.reuse}.json").read_text()), a.reuse_tree.resolve())
+        res = run(a.label, a.tree.resolve(), a.modules, a.per_module, a.seed, a.timeout, reuse)
         out = ROOT / "benchmarks" / f"mutation_{a.label}.json"
         if out.exists() and set(a.modules) != set(MODULES):  # a partial run updates its modules only
             old = json.loads(out.read_text())
