@@ -60,7 +60,7 @@ TIMEOUT = 240.0  # s per mutant (the slowest module's tests take ~60 s unmutated
 # module -> the test files that test it (narrowest selection that covers it)
 MODULES: dict[str, list[str]] = {
     "zmodel/queueing/single.py": ["tests/test_references_ggc.py", "tests/test_single.py"],
-    "zmodel/queueing/erlang.py": ["tests/test_erlang.py"],
+    "zmodel/queueing/erlang.py": ["tests/test_references_erlang.py", "tests/test_erlang.py"],
     "zmodel/queueing/closed.py": ["tests/test_references_closed.py", "tests/test_closed.py"],
     "zmodel/queueing/bounds.py": ["tests/test_bounds.py"],
     "zmodel/queueing/mixed.py": ["tests/test_mixed.py"],
