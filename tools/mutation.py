@@ -63,8 +63,8 @@ MODULES: dict[str, list[str]] = {
     "zmodel/queueing/erlang.py": ["tests/test_references_erlang.py", "tests/test_erlang.py"],
     "zmodel/queueing/closed.py": ["tests/test_references_closed.py", "tests/test_closed.py"],
     "zmodel/queueing/bounds.py": ["tests/test_bounds.py"],
-    "zmodel/queueing/mixed.py": ["tests/test_mixed.py"],
-    "zmodel/queueing/open_networks.py": ["tests/test_open_networks.py"],
+    "zmodel/queueing/mixed.py": ["tests/test_references_networks.py", "tests/test_mixed.py"],
+    "zmodel/queueing/open_networks.py": ["tests/test_references_networks.py", "tests/test_open_networks.py"],
     "zmodel/queueing/scalability.py": ["tests/test_scalability.py"],
     "zmodel/queueing/_kernels.py": ["tests/test_closed.py", "tests/test_erlang.py", "tests/test_mixed.py"],
     "zmodel/hardware/channels.py": ["tests/test_hw_channels.py"],
@@ -237,13 +237,24 @@ def _run_child(tree: Path, args: list[str], log: Path, timeout: float) -> str:
         time.sleep(0.05)
 
 
-def _same_inputs(module: str, tests: list[str], tree: Path, other: Path) -> bool:
-    """True when the module, its selected tests and the shared conftest are byte-identical in ``other``."""
-    for rel in [module, *tests, "tests/conftest.py", "pyproject.toml"]:
-        a, b = tree / rel, other / rel
-        if not (a.exists() and b.exists()) or a.read_bytes() != b.read_bytes():
-            return False
-    return True
+def _identical(rel: str, tree: Path, other: Path) -> bool:
+    a, b = tree / rel, other / rel
+    return a.exists() and b.exists() and a.read_bytes() == b.read_bytes()
+
+
+def _carry_over(module: str, prev: dict, tree: Path, other: Path) -> str:
+    """What of an earlier run on ``other`` still holds here: "all", "killed" or "none".
+
+    "killed": the module, every test file the earlier run selected, ``tests/conftest.py`` and
+    ``pyproject.toml`` are byte-identical, so the earlier kills repeat (Hypothesis is
+    derandomised); only test files were added, and only the survivors need the new ones.
+    "all": in addition no test file was added.
+    """
+    shared = [module, "tests/conftest.py", "pyproject.toml", *prev.get("tests", [])]
+    if "error" in prev or not all(_identical(rel, tree, other) for rel in shared):
+        return "none"
+    now = [t for t in MODULES[module] if (tree / t).exists()]
+    return "all" if sorted(now) == sorted(prev["tests"]) else "killed"
 
 
 def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: int, timeout: float,
@@ -263,19 +274,22 @@ def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: i
         for module in modules:
             tests = [t for t in MODULES[module] if (tree / t).exists()]
             args = [module, *tests]
-            if reuse is not None and module in reuse[0]["modules"] and "error" not in reuse[0]["modules"][module] \
-                    and _same_inputs(module, MODULES[module], tree_src, reuse[1]):
-                # same mutants, same tests, derandomised Hypothesis: the outcome cannot differ
-                prev = reuse[0]["modules"][module]
+            prev = reuse[0]["modules"].get(module) if reuse is not None else None
+            carry = _carry_over(module, prev, tree_src, reuse[1]) if prev is not None else "none"
+            if carry == "all":
                 results["modules"][module] = {**prev, "reused_from": reuse[0]["label"]}
-                print(f"{module}: tests unchanged since the {reuse[0]['label']} run; its results carried over",
+                print(f"{module}: source and tests unchanged since the {reuse[0]['label']} run; carried over",
                       flush=True)
                 continue
+            killed_before = ({r["key"]: r for r in prev["mutants"] if r["outcome"] in ("killed", "timeout")}
+                             if carry == "killed" else {})
             path = tree / module
             original = path.read_text(encoding="utf-8")
             picked, n_cands = sample(module, (tree_src / module).read_text(encoding="utf-8"), per_module, seed)
             t0 = time.monotonic()
-            base = _run_child(tree, args, work / "baseline.log", timeout * 2)
+            # the baseline runs what this run adds (all of it unless the earlier run's files are unchanged)
+            new_tests = [t for t in tests if t not in prev["tests"]] if carry == "killed" else tests
+            base = _run_child(tree, [module, *new_tests], work / "baseline.log", timeout * 2)
             if base != "survived":
                 print(f"{module}: tests fail without a mutant ({base}); see {work / 'baseline.log'}", flush=True)
                 results["modules"][module] = {"error": f"baseline {base}", "tests": tests}
@@ -284,6 +298,11 @@ def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: i
                   f"{len(picked)} of {n_cands} candidates", flush=True)
             rows = []
             for m in picked:
+                key = mutant_key(module, m)
+                if key in killed_before:
+                    rows.append({**killed_before[key], "carried_from": reuse[0]["label"]})
+                    print(f"  {rows[-1]['outcome']:8s}   (carried)  {key}", flush=True)
+                    continue
                 path.write_text(apply(original, m), encoding="utf-8")
                 t1 = time.monotonic()
                 try:
@@ -297,6 +316,8 @@ def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: i
                 rows.append({"key": key, "outcome": outcome, "seconds": round(time.monotonic() - t1, 1)})
                 print(f"  {outcome:8s} {rows[-1]['seconds']:6.1f}s  {key}", flush=True)
             results["modules"][module] = {"tests": tests, "candidates": n_cands, "mutants": rows}
+            if killed_before:
+                results["modules"][module]["kills_carried_from"] = reuse[0]["label"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results
@@ -325,7 +346,7 @@ def summarise(res: dict, equivalents: dict[str, str]) -> dict[str, dict]:
         live = [r for r in rows if r["key"] not in equivalents]
         killed = [r for r in live if r["outcome"] in ("killed", "timeout")]
         out[module] = {"mutants": len(rows), "equivalent": len(eq), "killed": len(killed),
-                       "reused": bool(info.get("reused_from")),
+                       "reused": bool(info.get("reused_from") or info.get("kills_carried_from")),
                        "rate": (len(killed) / len(live)) if live else float("nan"),
                        "survivors": [r["key"] for r in live if r["outcome"] == "survived"]}
     return out
@@ -348,10 +369,11 @@ def report() -> str:
              f"{TIMEOUT:.0f} s; a timeout counts as killed.",
              "* Equivalent mutants (reviewed by hand, reason on each line): `tools/mutation_equivalents.txt`; "
              "they are not in the denominator. Kill rate = killed / (mutants - equivalent).",
-             "* (c) = carried over: the module's source, its selected test files, `tests/conftest.py` and "
-             "`pyproject.toml` are byte-identical to the `before` run's, so the same mutants meet the same "
-             "(derandomised) tests and the outcome cannot differ; `--reuse before --reuse-tree <checkout>` "
-             "does this, a plain `make mutation` reruns everything.",
+             "* (c) = kills carried over (`--reuse before --reuse-tree <checkout>`): the module's source, "
+             "every test file the `before` run selected for it, `tests/conftest.py` and `pyproject.toml` "
+             "are byte-identical, so its kills repeat (Hypothesis is derandomised); only its survivors were "
+             "rerun, against the new selection (none when no test file was added). A plain "
+             "`make mutation` reruns everything.",
              ""]
     for lab in ("before", "after"):
         if lab in res:
