@@ -70,7 +70,7 @@ MODULES: dict[str, list[str]] = {
     "zmodel/hardware/channels.py": ["tests/test_hw_channels.py"],
     "zmodel/hardware/crypto.py": ["tests/test_hw_crypto.py"],
     "zmodel/hardware/dasd.py": ["tests/test_hw_dasd.py"],
-    "zmodel/hardware/network.py": ["tests/test_hw_network.py"],
+    "zmodel/hardware/network.py": ["tests/test_references_network.py", "tests/test_hw_network.py"],
     "zmodel/hardware/storage.py": ["tests/test_hw_storage.py"],
     "zmodel/kernel/hypervisor.py": ["tests/test_kernel_hypervisor.py"],
     "zmodel/kernel/iopath.py": ["tests/test_kernel_iopath.py"],
@@ -360,9 +360,11 @@ def report() -> str:
     modules = list(MODULES)
     lines = ["## Mutation campaign (tests that catch wrong formulas)", "",
              "* Command: `make mutation` (= `NUMBA_NUM_THREADS=1 .venv/bin/python tools/mutation.py run "
-             "--label after && .venv/bin/python tools/mutation.py report`); the `before` column ran the "
-             "same mutants against the tests of the commit before the new tests (`tools/mutation.py run "
-             "--label before --tree <checkout of 874fd84>`).",
+             "--label after && .venv/bin/python tools/mutation.py report`). The `before` column ran the "
+             "same mutants against the tests of commit 874fd84, the state before this work "
+             "(`tools/mutation.py run --label before --tree <export of 874fd84> --modules M`), and the "
+             "`after` column this tree (`tools/mutation.py run --label after --modules M --reuse before "
+             "--reuse-tree <export of 874fd84>`), module by module, one mutant at a time.",
              f"* Seed {SEED}, {PER_MODULE} mutants drawn per module from its candidates (operators "
              "flipped, numeric constants x1.1, additive terms dropped; see the script's docstring for "
              "what is never mutated); per-mutant timeout "
@@ -378,7 +380,7 @@ def report() -> str:
     for lab in ("before", "after"):
         if lab in res:
             lines.append(f"* `{lab}` run: {res[lab]['date']}")
-    lines += ["", "| module | tests run | mutants | equivalent | killed before | killed after |",
+    lines += ["", "| module | tests run (after) | mutants | equivalent | killed before | killed after |",
               "|---|---|---:|---:|---:|---:|"]
     tot = {lab: [0, 0] for lab in sums}
     for module in modules:
@@ -396,7 +398,10 @@ def report() -> str:
                 cells.append(f"{s['killed']}/{live} = {100 * s['rate']:.0f} %" + (" (c)" if s["reused"] else ""))
                 tot[lab][0] += s["killed"]
                 tot[lab][1] += live
-        tests = ", ".join(f"`{Path(t).name}`" for t in MODULES[module])
+        sel = res.get("after", {}).get("modules", {}).get(module, {}).get("tests") or MODULES[module]
+        tests = ", ".join(f"`{Path(t).name}`" for t in sel)
+        n = "n/a" if n is None else n
+        eq_n = "n/a" if eq_n is None else eq_n
         lines.append(f"| `{module.removeprefix('zmodel/')}` | {tests} + doctests | {n} | {eq_n} | "
                      f"{cells[0]} | {cells[1]} |")
     tcells = [f"{k}/{n} = {100 * k / n:.0f} %" if n else "n/a" for k, n in (tot.get("before", [0, 0]),
