@@ -258,7 +258,7 @@ def _carry_over(module: str, prev: dict, tree: Path, other: Path) -> str:
 
 
 def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: int, timeout: float,
-        reuse: tuple[dict, Path] | None = None) -> dict:
+        reuse: tuple[dict, Path] | None = None, baseline: bool = True) -> dict:
     os.environ.update(NUMBA_NUM_THREADS="1", CI="1", PYTHONDONTWRITEBYTECODE="1")
     work = Path(tempfile.mkdtemp(prefix="zmodel-mutation-"))
     os.environ["NUMBA_CACHE_DIR"] = str(work / "numba-cache")
@@ -289,12 +289,13 @@ def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: i
             t0 = time.monotonic()
             # the baseline runs what this run adds (all of it unless the earlier run's files are unchanged)
             new_tests = [t for t in tests if t not in prev["tests"]] if carry == "killed" else tests
-            base = _run_child(tree, [module, *new_tests], work / "baseline.log", timeout * 2)
+            base = (_run_child(tree, [module, *new_tests], work / "baseline.log", timeout * 2)
+                    if baseline else "survived")
             if base != "survived":
                 print(f"{module}: tests fail without a mutant ({base}); see {work / 'baseline.log'}", flush=True)
                 results["modules"][module] = {"error": f"baseline {base}", "tests": tests}
                 continue
-            print(f"{module}: baseline passes in {time.monotonic() - t0:.1f} s; "
+            print(f"{module}: baseline {'passes' if baseline else 'skipped'} in {time.monotonic() - t0:.1f} s; "
                   f"{len(picked)} of {n_cands} candidates", flush=True)
             rows = []
             for m in picked:
@@ -321,6 +322,57 @@ def run(label: str, tree_src: Path, modules: list[str], per_module: int, seed: i
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results
+
+
+# --------------------------------------------------------------------------- named mutants
+#: the wrong formulas issue 9 found surviving the whole suite, each with the test file that must
+#: now catch it: (module, original text, wrong text, test file)
+NAMED = [
+    ("zmodel/kernel/versions.py", "d_cpu = (base + waste) /", "d_cpu = (base - waste) /",
+     "tests/test_kernel_versions.py"),
+    ("zmodel/kernel/versions.py", "c.fork_time + (c.pte_chain_fork_extra", "c.fork_time - (c.pte_chain_fork_extra",
+     "tests/test_kernel_versions.py"),
+    ("zmodel/kernel/versions.py", "hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold",
+     "hold = w.switches * c.runqueue_hold", "tests/test_kernel_versions.py"),
+    ("zmodel/queueing/single.py", "rho ** (np.sqrt(2.0 * (c + 1.0)) - 1.0)", "rho ** (np.sqrt(2.0 * c) - 1.0)",
+     "tests/test_references_ggc.py"),
+    ("zmodel/hardware/storage.py", 'link = md1(lam / self.links, float(d["link"]))',
+     'link = md1(lam, float(d["link"]))', "tests/test_hw_storage.py"),
+    ("zmodel/hardware/storage.py", "return float(var / np.asarray(mean) ** 2)",
+     "return float(2 * var / np.asarray(mean) ** 2)", "tests/test_hw_storage.py"),
+]
+
+
+def run_named(timeout: float) -> list[dict]:
+    """Apply each :data:`NAMED` mutant to a temporary copy and run its test file (all of it)."""
+    os.environ.update(NUMBA_NUM_THREADS="1", CI="1", PYTHONDONTWRITEBYTECODE="1")
+    work = Path(tempfile.mkdtemp(prefix="zmodel-mutation-"))
+    os.environ["NUMBA_CACHE_DIR"] = str(work / "numba-cache")
+    tree = work / "tree"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "report", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info", "notebooks"))
+    for name in _PRELOAD:
+        __import__(name)
+    rows = []
+    try:
+        for module, old, new, test in NAMED:
+            path = tree / module
+            src = path.read_text(encoding="utf-8")
+            if src.count(old) != 1:
+                raise SystemExit(f"{module}: the text {old!r} is not there exactly once")
+            path.write_text(src.replace(old, new), encoding="utf-8")
+            try:
+                outcome = _run_child(tree, ["-p", "no:randomly", test], work / "named.log", timeout)
+            finally:
+                path.write_text(src, encoding="utf-8")
+            failed = sorted({ln.split(" - ")[0].removeprefix("FAILED ").split("[")[0]
+                             for ln in (work / "named.log").read_text().splitlines() if ln.startswith("FAILED")})
+            rows.append({"module": module, "original": old, "mutant": new, "tests": test,
+                         "outcome": outcome, "first_failure": failed[:1]})
+            print(f"{outcome:8s} {module}: `{old}` -> `{new}` {failed[:1]}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return rows
 
 
 # --------------------------------------------------------------------------- report
@@ -407,6 +459,14 @@ def report() -> str:
     tcells = [f"{k}/{n} = {100 * k / n:.0f} %" if n else "n/a" for k, n in (tot.get("before", [0, 0]),
                                                                               tot.get("after", [0, 0]))]
     lines.append(f"| **all** | | | | {tcells[0]} | {tcells[1]} |")
+    named = ROOT / "benchmarks" / "mutation_named.json"
+    if named.exists():
+        lines += ["", "The wrong formulas issue 9 found surviving the whole suite (`tools/mutation.py named`; "
+                  "each applied alone, its test file run in full):", "",
+                  "| module | right | wrong | outcome | first failing test |", "|---|---|---|---|---|"]
+        for r in json.loads(named.read_text()):
+            lines.append(f"| `{r['module'].removeprefix('zmodel/')}` | `{r['original']}` | `{r['mutant']}` | "
+                         f"{r['outcome']} | {', '.join('`' + t + '`' for t in r['first_failure'])} |")
     for lab in ("before", "after"):
         if lab not in sums:
             continue
@@ -442,7 +502,11 @@ def main(argv=None) -> int:
     r.add_argument("--reuse", metavar="LABEL", help="carry over this label's results for modules whose "
                    "source and selected tests are byte-identical in --reuse-tree")
     r.add_argument("--reuse-tree", type=Path, help="the checkout the --reuse results were run on")
+    r.add_argument("--no-baseline", action="store_true", help="skip the unmutated run (only for a "
+                   "checkout whose tests are known to pass, e.g. a commit CI passed)")
     sub.add_parser("report")
+    nm = sub.add_parser("named", help="the wrong formulas named in issue 9, against their test files")
+    nm.add_argument("--timeout", type=float, default=TIMEOUT)
     c = sub.add_parser("list", help="print the sampled mutants without running them")
     c.add_argument("--modules", nargs="*", default=list(MODULES))
     a = ap.parse_args(argv)
@@ -453,13 +517,18 @@ def main(argv=None) -> int:
             for m in picked:
                 print("   ", mutant_key(module, m), "=>", m["replacement"][:90])
         return 0
+    if a.cmd == "named":
+        rows = run_named(a.timeout)
+        (ROOT / "benchmarks" / "mutation_named.json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+        return 0 if all(r["outcome"] != "survived" for r in rows) else 1
     if a.cmd == "run":
         reuse = None
         if a.reuse:
             if a.reuse_tree is None:
                 ap.error("--reuse needs --reuse-tree")
             reuse = (json.loads((ROOT / "benchmarks" / f"mutation_{a.reuse}.json").read_text()), a.reuse_tree.resolve())
-        res = run(a.label, a.tree.resolve(), a.modules, a.per_module, a.seed, a.timeout, reuse)
+        res = run(a.label, a.tree.resolve(), a.modules, a.per_module, a.seed, a.timeout, reuse,
+                  baseline=not a.no_baseline)
         out = ROOT / "benchmarks" / f"mutation_{a.label}.json"
         if out.exists() and set(a.modules) != set(MODULES):  # a partial run updates its modules only
             old = json.loads(out.read_text())
