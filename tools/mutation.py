@@ -75,7 +75,7 @@ MODULES: dict[str, list[str]] = {
     "zmodel/kernel/hypervisor.py": ["tests/test_kernel_hypervisor.py"],
     "zmodel/kernel/iopath.py": ["tests/test_kernel_iopath.py"],
     "zmodel/kernel/locks.py": ["tests/test_references_locks.py", "tests/test_kernel_locks.py"],
-    "zmodel/kernel/memory.py": ["tests/test_kernel_memory.py"],
+    "zmodel/kernel/memory.py": ["tests/test_references_memory.py", "tests/test_kernel_memory.py"],
     "zmodel/kernel/numa.py": ["tests/test_kernel_numa.py"],
     "zmodel/kernel/versions.py": ["tests/test_kernel_versions.py"],
 }
