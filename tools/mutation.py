@@ -67,7 +67,7 @@ MODULES: dict[str, list[str]] = {
     "zmodel/queueing/open_networks.py": ["tests/test_references_networks.py", "tests/test_open_networks.py"],
     "zmodel/queueing/scalability.py": ["tests/test_scalability.py"],
     "zmodel/queueing/_kernels.py": ["tests/test_closed.py", "tests/test_erlang.py", "tests/test_mixed.py"],
-    "zmodel/hardware/channels.py": ["tests/test_hw_channels.py"],
+    "zmodel/hardware/channels.py": ["tests/test_references_channels.py", "tests/test_hw_channels.py"],
     "zmodel/hardware/crypto.py": ["tests/test_references_crypto.py", "tests/test_hw_crypto.py"],
     "zmodel/hardware/dasd.py": ["tests/test_hw_dasd.py"],
     "zmodel/hardware/network.py": ["tests/test_references_network.py", "tests/test_hw_network.py"],
