@@ -1,12 +1,14 @@
 # zmodel: two commands on a fresh machine with only Python 3.11+.
 #   make test    build .venv from the lock if needed, run every test (nbval notebooks included)
 #   make report  build .venv if needed, calibrate the models, write the report
+#   make browser install headless Chromium for the report's browser test (root + apt-get)
+#   make mutation seeded mutation campaign over the model layers -> BENCHMARKS.md (~1 h)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all test report venv lock bench notebooks clean
+.PHONY: all test report venv lock bench notebooks browser mutation clean
 
 all: test
 
@@ -36,6 +38,17 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# The report's browser test needs Debian's chromium; the tests never install packages.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { DEBIAN_FRONTEND=noninteractive apt-get update && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+# Sampled mutation campaign (tools/mutation.py): one mutant at a time, single-threaded Numba.
+mutation: $(STAMP)
+	NUMBA_NUM_THREADS=1 $(BIN)/python tools/mutation.py run --label after
+	$(BIN)/python tools/mutation.py report
 
 # Re-resolve the pinned lock (needs the registry; not used by test or report).
 lock: $(STAMP)

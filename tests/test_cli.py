@@ -41,18 +41,6 @@ def csv_headers(throughput_unit):
 EXAMPLE_FILES = ["ficon_sizing.toml", "kernel_upgrade.toml", "oltp_z990_ds8300.toml", "zvm_guests.toml"]
 
 
-def _real_scenario_available() -> bool:
-    try:
-        import zmodel.kernel.scenario  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_scenario = pytest.mark.skipif(not _real_scenario_available(),
-                                    reason="zmodel.kernel.scenario is not there yet")
-
-
 # --------------------------------------------------------------------------- a stub scenario
 def _make_stub():
     """A minimal module with the contract's Scenario.from_dict / predict (for CLI tests only).
@@ -471,15 +459,13 @@ def _run(*args, cwd=REPO):
 
 
 def _examples():
-    return [EXAMPLES / name for name in EXAMPLE_FILES if (EXAMPLES / name).exists()]
+    return [EXAMPLES / name for name in EXAMPLE_FILES]   # a missing one fails where it is read
 
 
-@needs_scenario
 @pytest.mark.parametrize("name", EXAMPLE_FILES)
 def test_plan_examples_all_formats(name, tmp_path, capsys):
     path = EXAMPLES / name
-    if not path.exists():
-        pytest.skip(f"{name} not written yet")
+    assert path.exists(), f"examples/{name} is missing"
     r = _run("plan", str(path), "--format", "json")  # the real command, once per example
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
@@ -524,7 +510,6 @@ clients = 8
 """
 
 
-@needs_scenario
 @pytest.mark.parametrize("content, argv_extra, needles", [
     (REAL_TOML.replace("weight", "weigth"), [], ["hypervisor", "weigth"]),
     (REAL_TOML.replace('"z990"', '"z999"'), [], ["hardware.processor", "z999"]),
@@ -546,7 +531,6 @@ def test_plan_input_errors_with_the_real_scenario(capsys, tmp_path, content, arg
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
 
 
-@needs_scenario
 def test_plan_errors_subprocess(tmp_path):
     toml = tmp_path / "bad.toml"
     toml.write_text(REAL_TOML.replace("clients = 8", "clients = -4"), encoding="utf-8")

@@ -100,8 +100,13 @@ def test_residual_tolerances(result):
     # light load: within 2.5 percentage points of "same performance"
     assert abs(res.loc["osdl.iosched-light-load", "predicted"]) <= 2.5
     # NOT explained: SPECjAppServer's 7 -> 14 growth (the shared lock costs give 10 -> 12) ...
-    assert 30 <= err["osdl.summary-specjapp-4way"] <= 45
-    assert 10 <= err["osdl.summary-specjapp-8way"] <= 20
+    # The documented values (OSDL "Results Summary": "SPECjAppServer 7 14") and what the model
+    # does with them: a positive gain that grows with the CPUs, but by less than the documented
+    # doubling from 4 to 8 CPUs (no window drawn around today's percent errors).
+    m4, m8 = res.loc["osdl.summary-specjapp-4way", "measured"], res.loc["osdl.summary-specjapp-8way", "measured"]
+    assert (m4, m8) == (7, 14)
+    p4, p8 = res.loc["osdl.summary-specjapp-4way", "predicted"], res.loc["osdl.summary-specjapp-8way", "predicted"]
+    assert 0 < p4 < p8 and p8 - p4 < m8 - m4
     # ... and DBT-2 non-cached: I/O bound on 12 disks in the model, so no kernel gain (8.64 printed)
     assert res.loc["osdl.summary-dbt2-noncached-8way", "predicted"] < 1.0
     # the conflicting slide value "4-way: 1%" is predicted, not fitted

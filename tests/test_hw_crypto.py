@@ -73,7 +73,6 @@ def test_invariants(h, rsa, acc, cpus, adapters, z, m):
 
 
 def test_from_catalog():
-    pytest.importorskip("zmodel.hardware.catalog")
     acc = CryptoAccelerator.from_catalog("CEX2A", rsa_service_time=1e-4, features=2)
     assert acc.adapters == 4      # two PCI-X adapters per CEX2 feature
     with pytest.raises(ValueError, match="unknown"):

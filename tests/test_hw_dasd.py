@@ -142,3 +142,24 @@ def test_bad_parameters():
         v.predict([0.0, 0.0])
     with pytest.raises(ValueError, match="mean_service_time must be positive"):
         v.little(mean_service_time=0.0)
+
+
+def test_service_moments_against_numerical_integration():
+    # E[S] and the scv of the log-normal mixture by scipy.integrate.quad over the mixture
+    # density (scipy.stats.lognorm: s = sigma, scale = median), not the closed form.
+    from scipy import stats
+    from scipy.integrate import quad
+
+    w, med, sg = [0.7, 0.3], [2e-3, 20e-3], [0.4, 0.6]
+    v = DasdVolume(w, med, sg)
+
+    def pdf(t):
+        return sum(wi * stats.lognorm.pdf(t, si, scale=mi) for wi, mi, si in zip(w, med, sg))
+
+    pts = [1e-3, 2e-3, 2e-2, 1e-1]
+    m1 = quad(lambda t: t * pdf(t), 0, 1.0, points=pts, limit=200, epsabs=0, epsrel=1e-11)[0] \
+        + quad(lambda t: t * pdf(t), 1.0, np.inf, epsabs=1e-16)[0]
+    m2 = quad(lambda t: t * t * pdf(t), 0, 1.0, points=pts, limit=200, epsabs=0, epsrel=1e-11)[0] \
+        + quad(lambda t: t * t * pdf(t), 1.0, np.inf, epsabs=1e-18)[0]
+    assert v.mean_service_time == pytest.approx(m1, rel=1e-8)
+    assert v.service_scv == pytest.approx(m2 / m1 ** 2 - 1.0, rel=1e-8)

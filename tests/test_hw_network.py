@@ -105,7 +105,7 @@ def test_ten_gbe_advantage_grows_with_size():
 
 
 def test_series_and_frame():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     r = NetworkPath(OSA1, STACK).round_trip(AWM_WORKLOADS["rr200x1000"], sessions=np.array([1, 5]))
     f = r.to_frame()
     assert len(f) == 2 * 7 and {"utilization", "queue_length"} <= set(f.columns)
@@ -131,7 +131,6 @@ def test_invariants(per_message, per_packet, per_byte, adapter, rate, mtu, work,
 
 
 def test_from_catalog():
-    pytest.importorskip("zmodel.hardware.catalog")
     a = NetworkAdapter.from_catalog("OSA-Express2 10GbE LR", per_packet_time=5e-6)
     assert (a.link_rate, a.mtu) == (10e9, 8992.0)
     hs = NetworkAdapter.from_catalog("HiperSockets", link_rate=8e9)

@@ -25,8 +25,11 @@ def toy_disk():
 
 
 def toy_server(**kw):
+    # every parameter the expected values use is named here (none taken from the defaults):
+    # 2 Gbit/s FC links with 8b/10b coding (0.8 payload bytes per signalled byte), 0.2 ms hit time
     args = dict(name="toy", cache_size=32 * 2 ** 30, nvs_size=2 ** 30, disk=toy_disk(), disk_count=128,
-                rank_width=8, link_rate=2e9, links=4, host_adapters=4)
+                rank_width=8, link_rate=2e9, links=4, host_adapters=4, link_efficiency=0.8,
+                hit_time=0.2e-3, adapter_rate=math.inf)
     args.update(kw)
     return StorageServer(**args)
 
@@ -198,3 +201,79 @@ def test_bad_parameters():
         RaidRank(toy_disk(), width=2)
     with pytest.raises(ValueError, match="seek figures inconsistent"):
         Disk.from_specs(250.0, 75e6, 50000, 7.0e-3, 7.5e-3, 0.3e-3)
+
+
+# --------------------------------------------------------------------------- references by integration
+def _seek_moments_by_quad(disk):
+    """E[t_s], E[t_s^2] over the random-distance density f(d) = 2 (C - d)/C^2 (Ruemmler &
+    Wilkes 1994), by scipy.integrate.quad on each regime of the seek curve."""
+    from scipy.integrate import quad
+
+    C, d0 = float(disk.cylinders), disk.seek_boundary
+    (a, b), (c, e) = disk.seek_short, disk.seek_long
+
+    def moment(k):
+        short = quad(lambda d: (a + b * math.sqrt(d)) ** k * 2 * (C - d) / C ** 2, 0, d0, epsabs=0, epsrel=1e-12)[0]
+        long_ = quad(lambda d: (c + e * d) ** k * 2 * (C - d) / C ** 2, d0, C, epsabs=0, epsrel=1e-12)[0]
+        return short + long_
+
+    return moment(1), moment(2)
+
+
+@pytest.mark.parametrize("size", [4096, 65536])
+def test_service_scv_against_numerical_integration(size):
+    # S = seek + latency + transfer, seek and latency independent, latency uniform on one
+    # revolution T (variance T^2/12), transfer deterministic:
+    #   scv = (Var[t_s] + T^2/12) / (E[t_s] + T/2 + size/r)^2
+    for disk in (hp97560(), toy_disk()):
+        m1, m2 = _seek_moments_by_quad(disk)
+        T = 1.0 / disk.rotation_rate
+        mean = m1 + T / 2 + size / disk.media_rate
+        scv = (m2 - m1 ** 2 + T ** 2 / 12) / mean ** 2
+        assert disk.service_time(size) == pytest.approx(mean, rel=1e-9)
+        # the code integrates the second moment with the trapezoid rule on 20001 points
+        # (the seek curve jumps from 0 to a at d = 0): 1e-3 relative is that rule's error
+        assert disk.service_scv(size) == pytest.approx(scv, rel=1e-3)
+
+
+def test_open_load_random_read_by_hand():
+    # Links: each of L = 4 an M/D/1 fed lambda/L (Kleinrock 1975, Sec. 5.6 with C_s^2 = 0):
+    #   D = size / (0.8 x 2 Gbit/s / 8) = 65536 / 2e8 s; rho = (lambda/L) D; R = D + rho D / (2 (1 - rho)).
+    # Disks: misses (1 - h) spread over 128 disks, each M/G/1 (Pollaczek-Khinchine):
+    #   rho_d = lambda (1 - h)/128 E[S]; R = E[S] + lambda_d E[S]^2 (1 + scv) / (2 (1 - rho_d)),
+    #   E[S], scv from the seek moments by quad (test above).
+    # Response: hit_time + R_link + (1 - h) R_disk (reads that hit only see the controller).
+    s = toy_server(hit_time=0.2e-3)
+    lam, size, h = 3000.0, 65536, 0.6
+    m1, m2 = _seek_moments_by_quad(s.disk)
+    T = 1.0 / s.disk.rotation_rate
+    es = m1 + T / 2 + size / s.disk.media_rate
+    scv = (m2 - m1 ** 2 + T ** 2 / 12) / es ** 2
+    d_link = size / (2e9 * 0.8 / 8)
+    rho_link = lam / 4 * d_link
+    r_link = d_link + rho_link * d_link / (2 * (1 - rho_link))
+    lam_d = lam * (1 - h) / 128
+    rho_d = lam_d * es
+    r_disk = es + lam_d * es ** 2 * (1 + scv) / (2 * (1 - rho_d))
+    r = s.open_load(lam, "random_read", size, hit_ratio=h)
+    assert r.link_utilization == pytest.approx(rho_link, rel=1e-12)
+    assert r.backend_utilization == pytest.approx(rho_d, rel=1e-9)
+    # scv enters through the P-K mean; 1e-3 on the scv is < 1e-4 on R here
+    assert r.response_time == pytest.approx(0.2e-3 + r_link + (1 - h) * r_disk, rel=1e-4)
+    assert r.throughput == lam
+
+
+def test_open_load_random_write_by_hand():
+    # Fast writes: R = hit_time + R_link (M/D/1 per link as above); the back end carries the
+    # destage, 4 accesses per RAID-5 small write (Chen et al. 1994, Sec. 3.3):
+    #   U_disk = lambda x 4 / 128 x E[S].
+    s = toy_server(hit_time=0.25e-3, links=2)
+    lam, size = 2000.0, 4096
+    d_link = size / (2e9 * 0.8 / 8)
+    rho_link = lam / 2 * d_link
+    r_link = d_link + rho_link * d_link / (2 * (1 - rho_link))
+    m1, _ = _seek_moments_by_quad(s.disk)
+    es = m1 + 0.5 / s.disk.rotation_rate + size / s.disk.media_rate
+    r = s.open_load(lam, "random_write", size)
+    assert r.response_time == pytest.approx(0.25e-3 + r_link, rel=1e-12)
+    assert r.backend_utilization == pytest.approx(lam * 4 / 128 * es, rel=1e-9)
