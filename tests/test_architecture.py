@@ -1,7 +1,10 @@
 """The package reads like the architecture: imports point down only.
 
-queueing <- hardware <- kernel; data, calibration, plotting, report and cli sit
-beside the layers and may import any of them, but no layer imports them.
+conventions, units <- queueing <- hardware <- kernel; data, calibration, plotting,
+report and cli sit beside the layers and may import any of them, but no layer imports
+them. ``zmodel.conventions`` (the one checker, vectorising wrapper and saturation
+policy) and ``zmodel.units`` form the bottom layer: every layer imports them, they
+import no zmodel module.
 """
 import ast
 import subprocess
@@ -11,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "zmodel"
-LAYERS = {"queueing": 0, "hardware": 1, "kernel": 2}
+LAYERS = {"conventions": -1, "units": -1, "queueing": 0, "hardware": 1, "kernel": 2}
 BESIDE = {"data", "calibration", "fits", "plotting", "report", "cli"}
 
 
@@ -38,6 +41,8 @@ def _zmodel_imports(path: Path):
 
 def _layer_files():
     for layer in LAYERS:
+        if (PKG / f"{layer}.py").is_file():
+            yield layer, PKG / f"{layer}.py"
         for path in sorted((PKG / layer).rglob("*.py")):
             yield layer, path
 
@@ -47,8 +52,10 @@ def test_layer_imports_point_down(layer, path):
     for target, line in _zmodel_imports(path):
         where = f"{path.relative_to(PKG.parent)}:{line} imports zmodel.{target}"
         assert target not in BESIDE, f"{where}: a layer must not import the modules beside the layers"
-        if target in LAYERS:
-            assert LAYERS[target] <= LAYERS[layer], f"{where}: imports must point down only"
+        assert target in LAYERS, f"{where}: a layer may import only the layers and the bottom modules"
+        if LAYERS[layer] < 0:
+            assert False, f"{where}: the bottom modules import no zmodel module"
+        assert LAYERS[target] <= LAYERS[layer], f"{where}: imports must point down only"
 
 
 def test_checker_sees_a_violation(tmp_path):

@@ -65,7 +65,7 @@ import numpy as np
 
 from zmodel.queueing import SaturationWarning, mm1, mmc, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import (
+from zmodel.conventions import (
     as_float_array, as_int_array, as_probability, as_scalar, series_index, wrap,
 )
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_scalar
+from zmodel.conventions import as_scalar
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",

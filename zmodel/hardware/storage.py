@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_scalar
+from zmodel.conventions import as_scalar
 
 __all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
            "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]

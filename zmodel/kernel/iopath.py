@@ -49,7 +49,7 @@ import numpy as np
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.queueing import machine_repairman, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, as_probability, series_index, wrap
+from zmodel.conventions import as_float_array, as_int_array, as_probability, series_index, wrap
 
 __all__ = [
     "SCHEDULERS",

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import (
+from zmodel.conventions import (
     as_float_array,
     as_int_array,
     as_probability,

@@ -44,7 +44,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, series_index, wrap
+from zmodel.conventions import as_float_array, as_int_array, series_index, wrap
 
 __all__ = [
     "KERNELS",

@@ -41,7 +41,7 @@ import numpy as np
 
 from zmodel.queueing import mm1, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, as_probability, series_index, wrap
+from zmodel.conventions import as_float_array, as_int_array, as_probability, series_index, wrap
 
 __all__ = [
     "GIB",

@@ -27,7 +27,7 @@ one :class:`SaturationWarning` per call says how many entries saturated.
 """
 from importlib import import_module as _import_module
 
-from ._validate import SaturationWarning
+from zmodel.conventions import SaturationWarning
 
 # public name -> defining module (imported on first use, so ``import zmodel`` is fast)
 _EXPORTS = {

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, warn_saturated
+from zmodel.conventions import as_float_array, warn_saturated
 
 __all__ = ["asymptotic_bounds", "balanced_job_bounds", "BoundsResult"]
 

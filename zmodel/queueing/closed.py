@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, as_servers
+from zmodel.conventions import as_float_array, as_int_array, as_servers
 
 __all__ = ["mva", "mva_multiclass", "amva", "MVAResult", "MultiClassMVAResult", "AMVAResult"]
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, as_int_array, series_index, warn_saturated, wrap
+from zmodel.conventions import as_float_array, as_int_array, series_index, warn_saturated, wrap
 
 __all__ = ["erlang_b", "erlang_c"]
 

@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, as_servers, warn_saturated
+from zmodel.conventions import as_float_array, as_int_array, as_servers, warn_saturated
 
 __all__ = ["mixed_network", "MixedNetworkResult"]
 

@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_probability, series_index, wrap
+from zmodel.conventions import as_float_array, as_probability, series_index, wrap
 
 __all__ = ["usl", "usl_fit", "amdahl", "UslFitResult"]
 

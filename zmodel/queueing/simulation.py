@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array
+from zmodel.conventions import as_float_array, as_int_array
 
 __all__ = ["StationSimulationResult", "ClosedNetworkSimulationResult",
            "simulate_station", "simulate_closed_network"]

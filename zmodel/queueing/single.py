@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, series_index, warn_saturated, wrap
+from zmodel.conventions import as_float_array, as_int_array, series_index, warn_saturated, wrap
 from .erlang import _erlang_b_log, _erlang_c_from_b
 
 __all__ = ["StationResult", "mm1", "mmc", "mmck", "machine_repairman", "mg1", "md1", "ggc"]

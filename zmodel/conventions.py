@@ -1,0 +1,524 @@
+r"""The library's one contract for inputs and outputs: checks, vectorising, saturation.
+
+Every zmodel layer (queueing, hardware, kernel) and everything beside them checks its
+inputs and shapes its outputs here, so that a bad value gets the same message wherever
+it is given and a result has the same form whichever model computed it. This module
+sits below :mod:`zmodel.queueing` and imports no other zmodel module.
+
+Checks
+------
+Each check raises :class:`ValueError` whose message names the parameter and the rule,
+e.g. ``"servers must be a positive integer, got 0"``. Booleans and strings are never
+numbers. Integers are bounded by :data:`MAX_INTEGER`, the largest integer a float64
+holds exactly: beyond it a count cannot be computed with (``10**30`` jobs would silently
+become garbage in int64 arithmetic). Inside :func:`key_path` the names are prefixed,
+so that a scenario file's key is named: ``"hardware.cpus must be ..."``.
+
+=====================  ====================================================
+:func:`as_scalar`      one number, non-negative (or positive) and finite
+:func:`as_count`       one whole number in ``[lo, hi]``
+:func:`as_fraction`    one number in [0, 1]
+:func:`as_choice`      one of a fixed set of strings
+:func:`as_flag`        a boolean
+:func:`as_float_array` an array (scalar, list, ndarray, Series) of numbers
+:func:`as_int_array`   an array of whole numbers
+:func:`as_probability` an array of numbers in [0, 1]
+:func:`as_servers`     the ``servers`` convention (integer >= 1 or ``math.inf``)
+=====================  ====================================================
+
+Outputs
+-------
+:func:`vectorized` decorates every public model function and method: a scalar result
+comes back as a Python ``float``, a result computed from a pandas Series comes back as
+a Series on that index (array fields of a result dataclass too), and saturation inside
+the call is reported once (below).
+
+Saturation policy
+-----------------
+An open queue offered a load at or above its capacity (rho >= 1) does not raise: its
+waiting time, response time and queue length are ``inf``, its utilization is 1, its
+throughput is its capacity, and exactly one :class:`SaturationWarning` per public call
+says how many entries saturated, however many stations or nested models saturated
+inside it (:func:`warn_saturated` reports into the outermost :func:`vectorized` call).
+:func:`quiet_saturation` drops the reports of a nested computation whose saturation the
+caller handles itself.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import functools
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "MAX_INTEGER",
+    "SaturationWarning",
+    "as_choice",
+    "as_count",
+    "as_flag",
+    "as_float_array",
+    "as_fraction",
+    "as_int_array",
+    "as_probability",
+    "as_scalar",
+    "as_servers",
+    "finish",
+    "key_path",
+    "quiet_saturation",
+    "series_index",
+    "vectorized",
+    "warn_saturated",
+    "wrap",
+]
+
+#: Largest integer accepted as a count (population, servers, CPUs, paths...): 2**53, the
+#: largest integer a float64 represents exactly, so every count survives the float
+#: arithmetic of the formulas [1].
+MAX_INTEGER = 2 ** 53
+
+_PREFIX: contextvars.ContextVar[str] = contextvars.ContextVar("zmodel_key_prefix", default="")
+
+
+class SaturationWarning(RuntimeWarning):
+    """An open queue was offered a load at or above its capacity (rho >= 1).
+
+    The saturation policy of the whole library: such entries get ``inf`` for
+    waiting time, response time and queue length, utilization 1 and throughput
+    equal to the station's capacity (servers / service_time); the call still
+    returns, so that a sweep over load survives its unstable points. One warning
+    is emitted per call, stating how many entries saturated.
+    """
+
+
+# ----------------------------------------------------------------------------- naming
+@contextlib.contextmanager
+def key_path(prefix: str):
+    """Name parameters by their path in a scenario while the block runs.
+
+    >>> with key_path("hardware"):
+    ...     as_count("cpus", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: hardware.cpus must be a positive integer, got 0
+    """
+    outer = _PREFIX.get()
+    token = _PREFIX.set(f"{outer}{prefix}." if prefix else outer)
+    try:
+        yield
+    finally:
+        _PREFIX.reset(token)
+
+
+def _label(name: str) -> str:
+    return f"{_PREFIX.get()}{name}"
+
+
+def _is_text_or_flag(value) -> bool:
+    return isinstance(value, (bool, np.bool_, str, bytes))
+
+
+def _first_bad(mask: np.ndarray):
+    idx = np.argwhere(mask)[0]
+    return tuple(int(i) for i in idx) if idx.size > 1 else (int(idx[0]) if idx.size else None)
+
+
+def _describe(arr: np.ndarray, mask: np.ndarray) -> str:
+    if arr.ndim == 0:
+        return f"got {arr.item()!r}"
+    where = _first_bad(mask)
+    return f"got {arr[mask].flat[0].item()!r} at index {where}"
+
+
+def _to_float_array(name: str, value) -> np.ndarray:
+    """``value`` as a float ndarray; booleans, strings and objects are not numbers."""
+    if _is_text_or_flag(value):
+        raise ValueError(f"{_label(name)} must be numeric, got {value!r}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{_label(name)} must be numeric, got {value!r}") from None
+    if raw.dtype.kind not in "iuf":
+        if raw.dtype.kind == "O":  # Python ints beyond int64, Decimals, mixed lists
+            try:
+                with np.errstate(over="raise"):
+                    raw = np.array([float(v) if isinstance(v, numbers.Real) and not _is_text_or_flag(v)
+                                    else _not_numeric(name, value) for v in raw.ravel()]).reshape(raw.shape)
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"{_label(name)} must be numeric, got {value!r}") from None
+        else:  # booleans, text, complex, dates
+            raise ValueError(f"{_label(name)} must be numeric, got {value!r}")
+    if raw.dtype.kind == "u" and raw.dtype.itemsize == 8:
+        raw = raw.astype(float)
+    return np.asarray(raw, dtype=float)
+
+
+def _not_numeric(name, value):
+    raise ValueError(f"{_label(name)} must be numeric, got {value!r}")
+
+
+# ----------------------------------------------------------------------------- checks
+def as_float_array(name: str, value, *, positive: bool = False, nonnegative: bool = True,
+                   allow_inf: bool = False, min_ndim: int = 0) -> np.ndarray:
+    """Return ``value`` as a float ndarray after checking it.
+
+    Raises ``ValueError`` naming ``name`` for booleans or text, NaN, (unless
+    ``allow_inf``) infinite, negative (when ``nonnegative``) or non-positive (when
+    ``positive``) entries.
+
+    >>> as_float_array("service_time", [0.1, 0.2])
+    array([0.1, 0.2])
+    >>> as_float_array("service_time", [0.1, -1])
+    Traceback (most recent call last):
+    ...
+    ValueError: service_time must be non-negative, got -1.0 at index 1
+    """
+    arr = _to_float_array(name, value)
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{_label(name)} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+    nan = np.isnan(arr)
+    if nan.any():
+        raise ValueError(f"{_label(name)} must not be NaN, {_describe(arr, nan)}")
+    if not allow_inf:
+        inf = np.isinf(arr)
+        if inf.any():
+            raise ValueError(f"{_label(name)} must be finite, {_describe(arr, inf)}")
+    if positive:
+        bad = ~(arr > 0)
+        if bad.any():
+            raise ValueError(f"{_label(name)} must be positive, {_describe(arr, bad)}")
+    elif nonnegative:
+        bad = arr < 0
+        if bad.any():
+            raise ValueError(f"{_label(name)} must be non-negative, {_describe(arr, bad)}")
+    return arr
+
+
+def as_scalar(name: str, value, *, positive: bool = False, allow_inf: bool = False,
+              maximum: float | None = None) -> float:
+    """Return one number as a float after checking it: a component's scalar parameter.
+
+    Non-negative and finite by default; with ``positive`` it must be > 0 (and finite
+    unless ``allow_inf``, which admits +inf, e.g. an unlimited rate); with ``maximum``
+    it must not exceed it. The messages name the parameter and the rule:
+    "link_rate must be positive and finite, got 0.0".
+
+    Examples
+    --------
+    >>> as_scalar("think_time", 0.5)
+    0.5
+    >>> as_scalar("adapter_rate", float("inf"), positive=True, allow_inf=True)
+    inf
+    >>> as_scalar("think_time", True)
+    Traceback (most recent call last):
+    ...
+    ValueError: think_time must be a number, got True
+    """
+    if _is_text_or_flag(value):
+        raise ValueError(f"{_label(name)} must be a number, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{_label(name)} must be a number, got {value!r}") from None
+    if positive:
+        if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
+            raise ValueError(f"{_label(name)} must be positive{'' if allow_inf else ' and finite'}, got {value!r}")
+    elif not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"{_label(name)} must be non-negative and finite, got {value!r}")
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{_label(name)} must be at most {maximum:g}, got {value!r}")
+    return v
+
+
+def _count_rule(lo: int, hi: int | None) -> str:
+    if hi is not None:
+        return f"an integer in [{lo}, {hi}]"
+    return "a positive integer" if lo == 1 else f"an integer >= {lo}"
+
+
+def as_count(name: str, value, lo: int = 1, hi: int | None = None) -> int:
+    """Return one whole number in ``[lo, hi]`` as an ``int`` (``hi`` defaults to :data:`MAX_INTEGER`).
+
+    Integral floats (``4.0``) are accepted; booleans, strings, fractions, NaN and
+    infinities are not. A value above :data:`MAX_INTEGER` is refused with the bound in
+    the message.
+
+    >>> as_count("servers", 4.0)
+    4
+    >>> as_count("paths", 9, 1, 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: paths must be an integer in [1, 8], got 9
+    >>> as_count("cpus", 9223372036854775807)
+    Traceback (most recent call last):
+    ...
+    ValueError: cpus must be an integer <= 9007199254740992 (2**53, the largest count represented exactly), got 9223372036854775807
+    """
+    rule = _count_rule(lo, hi)
+    if _is_text_or_flag(value) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{_label(name)} must be {rule}, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    else:
+        f = float(value)
+        if not math.isfinite(f) or f != math.floor(f):
+            raise ValueError(f"{_label(name)} must be {rule}, got {value!r}")
+        v = int(f)
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{_label(name)} must be {rule}, got {value!r}")
+    if v > MAX_INTEGER:
+        raise ValueError(f"{_label(name)} must be an integer <= {MAX_INTEGER} (2**53, the largest count "
+                         f"represented exactly), got {value!r}")
+    return v
+
+
+def as_fraction(name: str, value, *, positive: bool = False) -> float:
+    """Return one number in [0, 1] (in (0, 1] with ``positive``) as a float.
+
+    >>> as_fraction("read_fraction", 0.7)
+    0.7
+    >>> as_fraction("hit_ratio", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: hit_ratio must be in [0, 1], got 1.5
+    """
+    rule = "(0, 1]" if positive else "[0, 1]"
+    if _is_text_or_flag(value):
+        raise ValueError(f"{_label(name)} must be a number in {rule}, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{_label(name)} must be a number in {rule}, got {value!r}") from None
+    if not (0 <= v <= 1) or (positive and v == 0):
+        raise ValueError(f"{_label(name)} must be in {rule}, got {value!r}")
+    return v
+
+
+def as_choice(name: str, value, allowed) -> str:
+    """Return ``value`` if it is one of ``allowed``.
+
+    >>> as_choice("op", "read", ("read", "write"))
+    'read'
+    """
+    if isinstance(value, str) and value in allowed:
+        return value
+    raise ValueError(f"{_label(name)} must be one of {list(allowed)}, got {value!r}")
+
+
+def as_flag(name: str, value) -> bool:
+    """Return ``value`` as a ``bool``; only ``True``/``False`` are flags (not 0, 1 or "yes")."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{_label(name)} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def as_int_array(name: str, value, *, minimum: int = 0, maximum: int = MAX_INTEGER) -> np.ndarray:
+    """Return ``value`` as an int64 ndarray of whole numbers in ``[minimum, maximum]``.
+
+    >>> as_int_array("population", [0, 3])
+    array([0, 3])
+    >>> as_int_array("population", 10**30)
+    Traceback (most recent call last):
+    ...
+    ValueError: population must be an integer <= 9007199254740992 (2**53, the largest count represented exactly), got 1e+30
+    """
+    if _is_text_or_flag(value):
+        raise ValueError(f"{_label(name)} must be an integer, got {value!r}")
+    try:
+        arr = _to_float_array(name, value)
+    except ValueError:
+        raise ValueError(f"{_label(name)} must be an integer, got {value!r}") from None
+    bad = ~np.isfinite(arr) | (arr != np.round(arr))
+    if bad.any():
+        raise ValueError(f"{_label(name)} must be an integer, {_describe(arr, bad)}")
+    bad = arr < minimum
+    if bad.any():
+        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{_label(name)} must be {rule}, {_describe(arr, bad)}")
+    bad = arr > maximum
+    if bad.any():
+        rule = (f"an integer <= {MAX_INTEGER} (2**53, the largest count represented exactly)"
+                if maximum == MAX_INTEGER else f"an integer <= {maximum}")
+        raise ValueError(f"{_label(name)} must be {rule}, {_describe(arr, bad)}")
+    return arr.astype(np.int64)
+
+
+def as_probability(name: str, value) -> np.ndarray:
+    """Return ``value`` as a float ndarray with every entry in [0, 1]."""
+    arr = as_float_array(name, value)
+    bad = arr > 1
+    if bad.any():
+        raise ValueError(f"{_label(name)} must be a probability in [0, 1], {_describe(arr, bad)}")
+    return arr
+
+
+def as_servers(value, stations: int, name: str = "servers") -> np.ndarray:
+    """Normalise the ``servers`` convention to a float array of length ``stations``.
+
+    ``1`` is a single-server queue, an integer ``k > 1`` is ``k`` identical servers
+    and ``math.inf`` is a delay (infinite-server) station. A scalar applies to every
+    station; a sequence must have one entry per station.
+    """
+    if _is_text_or_flag(value):
+        raise ValueError(f"{_label(name)} must be a positive integer or math.inf, got {value!r}")
+    arr = _to_float_array(name, value)
+    if arr.ndim == 0:
+        arr = np.full(stations, float(arr))
+    if arr.shape != (stations,):
+        raise ValueError(f"{_label(name)} must be a scalar or have one entry per station ({stations}), "
+                         f"got shape {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{_label(name)} must not be NaN, {_describe(arr, np.isnan(arr))}")
+    finite = np.isfinite(arr)
+    bad = (arr < 1) | (finite & (arr != np.round(arr))) | (np.isinf(arr) & (arr < 0))
+    if bad.any():
+        raise ValueError(f"{_label(name)} must be a positive integer or math.inf, {_describe(arr, bad)}")
+    bad = finite & (arr > MAX_INTEGER)
+    if bad.any():
+        raise ValueError(f"{_label(name)} must be an integer <= {MAX_INTEGER} (2**53, the largest count "
+                         f"represented exactly) or math.inf, {_describe(arr, bad)}")
+    return arr
+
+
+def is_delay(servers: np.ndarray) -> np.ndarray:
+    """True where a ``servers`` entry denotes a delay (infinite-server) station."""
+    return np.isposinf(servers)
+
+
+# ----------------------------------------------------------------------------- outputs
+def series_index(*values):
+    """The index of the first pandas Series among ``values``, else ``None``."""
+    for v in values:
+        if type(v).__name__ == "Series" and hasattr(v, "index"):
+            return v.index
+    return None
+
+
+def wrap(arr, index, name: str | None = None):
+    """Return ``arr`` as a pandas Series on ``index`` when an input was a Series.
+
+    Scalars (0-d arrays) come back as Python floats; other arrays unchanged.
+    """
+    if type(arr).__name__ == "Series":
+        return arr
+    arr = np.asarray(arr)
+    if index is not None and arr.ndim == 1 and len(arr) == len(index):
+        import pandas as pd
+
+        return pd.Series(arr.astype(float) if arr.dtype.kind in "iub" else arr, index=index, name=name)
+    if arr.ndim == 0:
+        return float(arr)
+    return arr
+
+
+def _is_numeric(value) -> bool:
+    if isinstance(value, (bool, np.bool_, str)) or value is None:
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fiu"
+    return isinstance(value, (float, np.floating, np.integer))
+
+
+def finish(result, index):
+    """Shape a model's raw output by the library's contract (see :func:`vectorized`).
+
+    Array and NumPy-scalar fields of a result dataclass (or a bare array) become Python
+    floats when 0-d and Series on ``index`` when one-dimensional along it; text, flags,
+    Python ints and nested objects are left alone.
+    """
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        changes = {f.name: wrap(v, index, f.name) for f in dataclasses.fields(result)
+                   if _is_numeric(v := getattr(result, f.name))}
+        return dataclasses.replace(result, **changes) if changes else result
+    if _is_numeric(result):
+        return wrap(result, index)
+    return result
+
+
+class _Collector:
+    def __init__(self):
+        self.counts: dict[str, int] = {}
+        self.quiet = False
+
+    def add(self, count: int, what: str) -> None:
+        if not self.quiet:
+            self.counts[what] = self.counts.get(what, 0) + count
+
+
+_COLLECTOR: contextvars.ContextVar[_Collector | None] = contextvars.ContextVar("zmodel_saturation",
+                                                                            default=None)
+
+
+def _message(counts: dict[str, int]) -> str:
+    parts = [f"{n} {what} entr{'y' if n == 1 else 'ies'}" for what, n in counts.items()]
+    return (f"{', '.join(parts)} saturated (rho >= 1): waiting time, response time and queue "
+            "length are inf")
+
+
+def warn_saturated(mask, what: str = "open queue", stacklevel: int = 3) -> None:
+    """Report the entries of ``mask`` that saturated (the library's saturation policy).
+
+    Inside a :func:`vectorized` call the report joins that call's single warning;
+    outside one, one :class:`SaturationWarning` is emitted at once.
+    """
+    count = int(np.count_nonzero(mask))
+    if not count:
+        return
+    collector = _COLLECTOR.get()
+    if collector is not None:
+        collector.add(count, what)
+        return
+    warnings.warn(_message({what: count}), SaturationWarning, stacklevel=stacklevel)
+
+
+@contextlib.contextmanager
+def quiet_saturation():
+    """Drop the saturation reports of the computation in the block (the caller handles them)."""
+    quiet = _Collector()
+    quiet.quiet = True
+    token = _COLLECTOR.set(quiet)
+    try:
+        yield
+    finally:
+        _COLLECTOR.reset(token)
+
+
+def vectorized(func):
+    """Give a model function (or method) the library's input/output contract.
+
+    * a 0-d result (or 0-d field of a result dataclass) comes back as a Python float;
+    * when an argument is a pandas Series, one-dimensional results along it come back as
+      Series on its index (the first Series among the arguments gives the index);
+    * leading array axes are batches: the function broadcasts them itself;
+    * every saturation reported inside the call, by the function or by the models it
+      calls, is emitted as exactly one :class:`SaturationWarning` when the call returns.
+
+    >>> @vectorized
+    ... def double(x):
+    ...     return 2 * as_float_array("x", x)
+    >>> double(1)
+    2.0
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        index = series_index(*args, *kwargs.values())
+        outer = _COLLECTOR.get()
+        if outer is not None:  # nested: the outermost call reports
+            return finish(func(*args, **kwargs), index)
+        collector = _Collector()
+        token = _COLLECTOR.set(collector)
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            _COLLECTOR.reset(token)
+        if collector.counts:
+            warnings.warn(_message(collector.counts), SaturationWarning, stacklevel=2)
+        return finish(result, index)
+
+    wrapper.__zmodel_vectorized__ = True
+    return wrapper
