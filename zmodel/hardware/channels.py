@@ -66,7 +66,7 @@ import numpy as np
 from zmodel.queueing import SaturationWarning, mm1, mmc, mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    as_float_array, as_int_array, as_probability, as_scalar, series_index, wrap,
+    SaturationWarning, as_float_array, as_int_array, as_probability, as_scalar, vectorized,
 )
 
 __all__ = [
@@ -233,6 +233,7 @@ class ChannelLink:
         """Data rate per direction after the adapter cap, ``min(data_rate, adapter_rate)`` [B/s]."""
         return min(self.data_rate, self.adapter_rate)
 
+    @vectorized
     def transfer_time(self, block_size):
         """Time to move ``block_size`` bytes at the effective rate, ``B / r`` [s].
 
@@ -246,10 +247,10 @@ class ChannelLink:
         float or ndarray
             Transfer time [s].
         """
-        index = series_index(block_size)
         b = as_float_array("block_size", block_size, positive=True)
-        return wrap(b / self.effective_rate, index)
+        return b / self.effective_rate
 
+    @vectorized
     def demands(self, block_size, read_fraction=1.0) -> np.ndarray:
         """Per-I/O service demands on one path: [channel processor, inbound link, outbound link] [s].
 
@@ -279,6 +280,7 @@ class ChannelLink:
             cols = (self.command_time + zero, f * transfer, (1.0 - f) * transfer)
         return np.stack(cols, axis=-1)
 
+    @vectorized
     def max_io_rate(self, block_size, read_fraction=1.0):
         """Maximum I/O rate of one channel path (bottleneck law) [1/s].
 
@@ -294,10 +296,10 @@ class ChannelLink:
         float or ndarray
             :math:`1 / \\max_k D_k` [1/s].
         """
-        index = series_index(block_size, read_fraction)
         d = self.demands(block_size, read_fraction)
-        return wrap(1.0 / d.max(axis=-1), index)
+        return 1.0 / d.max(axis=-1)
 
+    @vectorized
     def max_data_rate(self, block_size, read_fraction=1.0):
         """Maximum data rate of one channel path, ``block_size * max_io_rate`` [B/s].
 
@@ -313,10 +315,9 @@ class ChannelLink:
         float or ndarray
             [B/s]
         """
-        index = series_index(block_size, read_fraction)
         b = as_float_array("block_size", block_size, positive=True)
         d = self.demands(block_size, read_fraction)
-        return wrap(np.broadcast_to(b, d.shape[:-1]) / d.max(axis=-1), index)
+        return np.broadcast_to(b, d.shape[:-1]) / d.max(axis=-1)
 
 
 # --------------------------------------------------------------------------- results
@@ -469,6 +470,7 @@ class ChannelSubsystem:
         """Host time per I/O for multipath path selection (0 unless multibus) [s]."""
         return self.multipath_cpu_time if self.multipath == "multibus" else 0.0
 
+    @vectorized
     def max_io_rate(self, block_size, read_fraction=1.0):
         """Maximum I/O rate over the active paths, ``k / max_k D_k`` [1/s].
 
@@ -484,9 +486,9 @@ class ChannelSubsystem:
         float or ndarray
             [1/s]
         """
-        index = series_index(block_size, read_fraction)
-        return wrap(self.active_paths * np.asarray(self.link.max_io_rate(block_size, read_fraction)), index)
+        return self.active_paths * np.asarray(self.link.max_io_rate(block_size, read_fraction))
 
+    @vectorized
     def max_data_rate(self, block_size, read_fraction=1.0):
         """Maximum data rate over the active paths [B/s].
 
@@ -502,9 +504,9 @@ class ChannelSubsystem:
         float or ndarray
             [B/s]
         """
-        index = series_index(block_size, read_fraction)
-        return wrap(self.active_paths * np.asarray(self.link.max_data_rate(block_size, read_fraction)), index)
+        return self.active_paths * np.asarray(self.link.max_data_rate(block_size, read_fraction))
 
+    @vectorized
     def response_time(self, io_rate, block_size, read_fraction=1.0, disconnect_time=0.0) -> IOResponse:
         """I/O response time and its RMF split for an open Poisson load.
 
@@ -524,7 +526,6 @@ class ChannelSubsystem:
         IOResponse
             Times [s], utilizations [1], throughput [1/s]; Series when a Series came in.
         """
-        index = series_index(io_rate, block_size, read_fraction, disconnect_time)
         lam = as_float_array("io_rate", io_rate)
         disc = as_float_array("disconnect_time", disconnect_time)
         d = self.link.demands(block_size, read_fraction)
@@ -561,8 +562,9 @@ class ChannelSubsystem:
         out = dict(iosq_time=iosq, pending_time=pending, disconnect_time=disc + 0.0, connect_time=connect,
                    response_time=total, channel_utilization=np.asarray(ch.utilization),
                    link_utilization=link_util, device_utilization=dev_util, throughput=throughput)
-        return IOResponse(**{n: wrap(v, index, n) for n, v in out.items()})
+        return IOResponse(**{n: v for n, v in out.items()})
 
+    @vectorized
     def throughput(self, population, block_size, read_fraction=1.0, disconnect_time=0.0,
                    think_time=0.0) -> ClosedIOResult:
         r"""Throughput of ``population`` synchronous I/O streams, one device each (closed MVA).
@@ -595,7 +597,6 @@ class ChannelSubsystem:
         (one active I/O per stream). PS and FCFS-exponential stations have the same
         product-form means (BCMP), so the multiplexed link is exact in this model.
         """
-        index = series_index(population, block_size, read_fraction, disconnect_time, think_time)
         n = as_int_array("population", population, minimum=0)
         z = as_float_array("think_time", think_time) + self.path_selection_time
         disc = as_float_array("disconnect_time", disconnect_time)
@@ -611,4 +612,4 @@ class ChannelSubsystem:
         link_util = util[..., 0] * 0.0 if self.link.circuit_switched else np.maximum(util[..., 1], util[..., 2])
         out = dict(throughput=x, data_rate=x * np.broadcast_to(b, shape), response_time=np.asarray(r.response_time),
                    channel_utilization=util[..., 0], link_utilization=link_util)
-        return ClosedIOResult(**{name: wrap(v, index, name) for name, v in out.items()})
+        return ClosedIOResult(**{name: v for name, v in out.items()})

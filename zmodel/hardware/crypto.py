@@ -27,7 +27,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_scalar
+from zmodel.conventions import as_scalar, vectorized
 
 __all__ = ["CryptoAccelerator", "CipherCost", "SSLServer", "SSLResult"]
 
@@ -123,6 +123,7 @@ class CipherCost:
     def __post_init__(self):
         object.__setattr__(self, "cpu_per_byte", as_scalar("cpu_per_byte", self.cpu_per_byte))
 
+    @vectorized
     def rate(self, cpus: int = 1) -> float:
         """Bulk encryption rate of ``cpus`` CPUs doing nothing else [bytes/s]."""
         c = _positive_int("cpus", cpus)
@@ -238,6 +239,7 @@ class SSLServer:
             raise ValueError(f"accelerator must be a CryptoAccelerator or None, "
                              f"got {type(self.accelerator).__name__}")
 
+    @vectorized
     def service_demands(self, payload_bytes=0.0, handshakes=1.0) -> np.ndarray:
         """Demands (CPU, accelerator) per transaction [s]; shape (2,)."""
         m = as_scalar("payload_bytes", payload_bytes)
@@ -248,6 +250,7 @@ class SSLServer:
                                                                        + self.cipher.cpu_per_byte)
         return np.array([cpu, 0.0 if acc is None else h * acc.rsa_service_time])
 
+    @vectorized
     def throughput(self, connections, payload_bytes=0.0, handshakes=1.0, think_time=0.0) -> SSLResult:
         """Solve the closed network of ``connections`` clients.
 

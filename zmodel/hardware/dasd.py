@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
+from zmodel.conventions import vectorized
 
 __all__ = ["DasdVolume", "DasdPrediction", "LittleCheck", "lognormal_mixture_cdf", "binned_probabilities"]
 
@@ -79,6 +80,7 @@ def _check_mixture(weights, medians, sigmas):
     return w, m, a
 
 
+@vectorized
 def lognormal_mixture_cdf(t, weights, medians, sigmas):
     r"""CDF of a finite mixture of log-normal distributions.
 
@@ -130,6 +132,7 @@ def lognormal_mixture_cdf(t, weights, medians, sigmas):
     return np.where(pos, np.sum(w * ndtr(z), axis=-1), 0.0)
 
 
+@vectorized
 def binned_probabilities(cdf_at_edges) -> np.ndarray:
     """Bucket probabilities from a CDF evaluated at ``n + 1`` ascending edges (last may be inf).
 
@@ -349,6 +352,7 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         cum = np.cumsum(masses)
         return np.interp(edges, centres, cum, left=0.0, right=cum[-1])
 
+    @vectorized
     def predict(self, edges) -> DasdPrediction:
         """Bucket probabilities of service, waiting and total time for bucket ``edges`` [s].
 
@@ -406,6 +410,7 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         total = binned_probabilities(t_cdf)
         return DasdPrediction(edges=e, service=service, waiting=waiting, total=total)
 
+    @vectorized
     def little(self, mean_waiting_time: float | None = None, mean_service_time: float | None = None) -> LittleCheck:
         r"""Little's law for the QUEUED requests, with the throughput inferred from utilization.
 

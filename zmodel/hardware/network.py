@@ -37,7 +37,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_scalar
+from zmodel.conventions import as_scalar, vectorized
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",
@@ -79,6 +79,7 @@ def _sizes(name, value):
     return arr
 
 
+@vectorized
 def segments(size, mss):
     r"""Number of TCP segments that carry a message of ``size`` bytes.
 
@@ -114,6 +115,7 @@ def segments(size, mss):
     return np.maximum(1.0, np.ceil(size / mss))
 
 
+@vectorized
 def protocol_efficiency(mtu, header_size=TCPIP_HEADER_SIZE, frame_overhead=ETHERNET_FRAME_OVERHEAD):
     r"""Fraction of the wire bytes that are TCP payload, for full-sized segments.
 
@@ -206,6 +208,7 @@ class NetworkAdapter:
         """Maximum segment size MTU - TCP/IP headers [bytes]."""
         return self.mtu - TCPIP_HEADER_SIZE
 
+    @vectorized
     def wire_time(self, payload, packets=None):
         """Time to put ``payload`` bytes in ``packets`` frames on the link [s].
 
@@ -473,6 +476,7 @@ class NetworkPath:
         object.__setattr__(self, "fixed_latency", as_scalar("fixed_latency", self.fixed_latency))
 
     # ---- demands
+    @vectorized
     def service_demands(self, workload: Workload) -> np.ndarray:
         """Service demand per transaction of the stations :data:`STATIONS` (client CPU,
         client adapter, link client->server, link server->client, server adapter, server
@@ -508,6 +512,7 @@ class NetworkPath:
         return [c, 1, 1, 1, 1, c, math.inf]
 
     # ---- request-response
+    @vectorized
     def round_trip(self, workload: Workload, sessions=1, think_time=0.0) -> RoundTripResult:
         """Throughput and round-trip time of ``sessions`` concurrent request-response
         sessions (closed network, exact MVA).
@@ -534,6 +539,7 @@ class NetworkPath:
                                cpu_per_transaction=cpu)
 
     # ---- streaming
+    @vectorized
     def segment_demands(self) -> np.ndarray:
         """Service demand per full data segment of a one-way bulk transfer, stations as
         in :meth:`service_demands` [s]; shape (7,)."""
@@ -549,6 +555,7 @@ class NetworkPath:
             link_out, link_back = 0.0, 0.0
         return np.array([cpu_s, adapter, link_out, link_back, adapter, cpu_r, 0.0])
 
+    @vectorized
     def streaming(self, sessions=1, window=64 * 1024) -> StreamingResult:
         """Throughput of ``sessions`` bulk transfers with ``window`` bytes in flight each.
 
@@ -583,6 +590,7 @@ class NetworkPath:
                                adapter_limit=float(min(cap[1], cap[4])), capacity=float(cap.min()),
                                utilization=res.utilization, bottleneck=STATIONS[int(np.argmin(cap))])
 
+    @vectorized
     def streaming_capacity(self, sessions=1) -> float:
         """Throughput of an unlimited window: the smallest station capacity [bytes/s]."""
         return self.streaming(sessions, window=self.adapter.mss).capacity

@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_scalar
+from zmodel.conventions import as_scalar, vectorized
 
 __all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
            "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
@@ -200,6 +200,7 @@ class Disk:
                              f"coefficients (a={a:.3g}, b={b:.3g}, c={c:.3g}, e={e:.3g})")
         return cls(rotation_rate, media_rate, int(C), (a, b), (c, e), d0)
 
+    @vectorized
     def seek_time(self, distance):
         """Seek time for ``distance`` cylinders (0 gives 0) [s]."""
         d = np.asarray(distance, dtype=float)
@@ -220,6 +221,7 @@ class Disk:
         t2 = np.trapezoid(t * t * f, x)
         return float(t1), float(t2)
 
+    @vectorized
     def average_seek_time(self) -> float:
         """Mean seek of a random access (closed form over f(d) = 2(C-d)/C^2) [s]."""
         C, d0 = float(self.cylinders), self.seek_boundary
@@ -240,10 +242,12 @@ class Disk:
         """Mean rotational latency, half a revolution [s]."""
         return 0.5 / self.rotation_rate
 
+    @vectorized
     def transfer_time(self, size):
         """Media transfer time of ``size`` bytes [s]."""
         return np.asarray(size, dtype=float) / self.media_rate
 
+    @vectorized
     def service_time(self, size, sequential: bool = False):
         r"""Mean time of one access of ``size`` bytes [s].
 
@@ -254,6 +258,7 @@ class Disk:
         out = tr if sequential else self.average_seek_time() + self.rotational_latency + tr
         return float(out) if np.ndim(out) == 0 else out
 
+    @vectorized
     def service_scv(self, size) -> float:
         """Squared coefficient of variation of a random access (seek and latency independent) [1]."""
         t1, t2 = self._seek_moments()
@@ -302,12 +307,14 @@ class RaidRank:
         """Disks' worth of data capacity, width - 1 [1]."""
         return self.width - 1
 
+    @vectorized
     def backend_accesses(self, op: str) -> float:
         """Disk accesses per host operation (of one block) [1]."""
         op = _op(op)
         return {"random_read": 1.0, "random_write": 4.0, "sequential_read": 1.0,
                 "sequential_write": self.width / (self.width - 1)}[op]
 
+    @vectorized
     def disk_seconds(self, op: str, size) -> Any:
         """Disk busy time summed over the rank's members per host operation of ``size`` bytes [s].
 
@@ -319,6 +326,7 @@ class RaidRank:
             return self.backend_accesses(op) * np.asarray(self.disk.service_time(size))
         return self.backend_accesses(op) * np.asarray(self.disk.transfer_time(size))
 
+    @vectorized
     def capacity(self, op: str, size) -> Any:
         """Maximum host operations per second of the rank, width / disk_seconds [1/s]."""
         return self.width / self.disk_seconds(op, size)
@@ -537,6 +545,7 @@ class StorageServer:
         return self.link_rate * self.link_efficiency / 8.0
 
     # -------------------------------------------------------------- demands
+    @vectorized
     def demands(self, op: str, size, hit_ratio=0.0) -> dict:
         """Per-request service demands: ``link`` [s] (one link), ``disk`` [s] (disk-seconds), ``adapter`` [s].
 
@@ -556,6 +565,7 @@ class StorageServer:
         return {"link": link, "disk": disk, "adapter": adapter}
 
     # -------------------------------------------------------------- predictions
+    @vectorized
     def saturation(self, op: str, size, hit_ratio=0.0) -> SaturationResult:
         r"""Maximum request rate and data rate: min over links, adapters and disks.
 
@@ -593,6 +603,7 @@ class StorageServer:
         return SaturationResult(max_io_rate=f(x), max_data_rate=f(x * size), link_limit=f(link),
                                 adapter_limit=f(adapter), backend_limit=f(backend), bottleneck=bottleneck)
 
+    @vectorized
     def open_load(self, arrival_rate, op: str, size, hit_ratio=0.0) -> OpenLoadResult:
         r"""Response time under Poisson load: links M/D/c, disks M/G/1 each, hits a fixed delay.
 
@@ -655,6 +666,7 @@ class StorageServer:
                               link_utilization=f(np.minimum(np.asarray(link.utilization), 1.0)),
                               backend_utilization=f(np.minimum(u_disk, 1.0)))
 
+    @vectorized
     def closed_load(self, threads, op: str, size, hit_ratio=0.0, think_time=0.0) -> ClosedLoadResult:
         r"""Throughput of ``threads`` synchronous requesters (iozone threads), exact MVA.
 
@@ -718,6 +730,7 @@ class StorageServer:
         return ClosedLoadResult(throughput=f(x), data_rate=f(x * float(size)), response_time=f(resp),
                                 link_utilization=f(u_link), backend_utilization=f(u_disk))
 
+    @vectorized
     def nvs(self, write_rate, size, op: str = "random_write") -> NvsResult:
         r"""NVS as a finite buffer: probability that a fast write finds it full.
 

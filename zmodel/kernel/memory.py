@@ -44,7 +44,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, series_index, wrap
+from zmodel.conventions import as_float_array, as_int_array, vectorized
 
 __all__ = [
     "KERNELS",
@@ -81,11 +81,6 @@ def _nonneg_scalar(name: str, value) -> float:
     if not math.isfinite(v) or v < 0:
         raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
     return v
-
-
-def _out(a):
-    a = np.asarray(a, dtype=float)
-    return float(a) if a.ndim == 0 else a
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,13 +158,15 @@ class InstructionCosts:
         for f in dataclasses.fields(self):
             object.__setattr__(self, f.name, _nonneg_scalar(f.name, getattr(self, f.name)))
 
+    @vectorized
     def purge_stall(self, cpus):
         """Stall of each CPU per global TLB purge, ``purge + purge_per_cpu * cpus`` [s]."""
-        return _out(self.purge + self.purge_per_cpu * np.asarray(cpus, dtype=float))
+        return self.purge + self.purge_per_cpu * np.asarray(cpus, dtype=float)
 
+    @vectorized
     def ipte_stall(self, cpus):
         """Stall of each CPU per IPTE, ``ipte + ipte_per_cpu * cpus`` [s]."""
-        return _out(self.ipte + self.ipte_per_cpu * np.asarray(cpus, dtype=float))
+        return self.ipte + self.ipte_per_cpu * np.asarray(cpus, dtype=float)
 
 
 # --------------------------------------------------------------------------- counts
@@ -196,6 +193,7 @@ class OperationCounts(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def operation_counts(kernel: str, mappings=1, searched_ptes=0) -> OperationCounts:
     r"""Storage-key, TLB and PTE operations a kernel executes per page event.
 
@@ -317,6 +315,7 @@ class MemoryOverheadResult(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
                 costs: InstructionCosts | None = None) -> MemoryOverheadResult:
     r"""Memory-management time per page event: operation counts times operation costs.
@@ -374,7 +373,6 @@ def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
     costs = InstructionCosts() if costs is None else costs
     if not isinstance(costs, InstructionCosts):
         raise ValueError(f"costs must be an InstructionCosts, got {type(costs).__name__}")
-    index = series_index(cpus, mappings, searched_ptes)
     n = as_int_array("cpus", cpus, minimum=1).astype(float)
     c = operation_counts(kernel, mappings, searched_ptes)
     keys = c.iske * costs.iske + c.sske * costs.sske + c.rrbe * costs.rrbe
@@ -384,7 +382,7 @@ def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
     local = keys + search
     total = local + purge + ipte
     n, keys, search, local, purge, ipte, total = np.broadcast_arrays(n, keys, search, local, purge, ipte, total)
-    f = lambda a: wrap(np.array(a, dtype=float), index)  # noqa: E731
+    f = lambda a: np.array(a, dtype=float)  # noqa: E731
     return MemoryOverheadResult(cpus=f(n), storage_key_time=f(keys), search_time=f(search), local_time=f(local),
                                 purge_stall_time=f(purge), ipte_stall_time=f(ipte), total_time=f(total),
                                 kernel=kernel)
@@ -514,15 +512,16 @@ class DbenchMemoryModel:
         if not isinstance(self.costs, InstructionCosts):
             raise ValueError(f"costs must be an InstructionCosts, got {type(self.costs).__name__}")
 
+    @vectorized
     def demands(self, cpus):
         """Per-page demands (cpu_demand, serial_demand) [s] at ``cpus`` processors."""
         o = mm_overhead(self.kernel, cpus, self.mappings, self.searched_ptes, self.costs)
         d_cpu = self.cpu_time + np.asarray(o.total_time, dtype=float)
         return d_cpu, np.full_like(d_cpu, self.serial_time)
 
+    @vectorized
     def throughput(self, cpus) -> MemoryThroughputResult:
         """Solve the network at each processor count in ``cpus`` (vectorised)."""
-        index = series_index(cpus)
         n = as_int_array("cpus", cpus, minimum=1)
         d_cpu, d_ser = self.demands(n)
         if np.any(d_cpu + d_ser <= 0):
@@ -538,11 +537,12 @@ class DbenchMemoryModel:
         single = 1.0 / (self.cpu_time + self.serial_time
                         + float(mm_overhead(self.kernel, 1, self.mappings, self.searched_ptes,
                                             self.costs).local_time))
-        f = lambda a: wrap(np.array(a, dtype=float), index)  # noqa: E731
+        f = lambda a: np.array(a, dtype=float)  # noqa: E731
         return MemoryThroughputResult(cpus=f(n), throughput=f(x * self.page_size), page_rate=f(x),
                                       cpu_demand=f(d_cpu), serial_demand=f(d_ser), serial_utilization=f(u),
                                       efficiency=f(x / (n * single)), kernel=self.kernel)
 
+    @vectorized
     def peak_cpus(self, max_cpus: int = 256) -> float:
         """Processor count of the largest transfer rate, refined between integers [1].
 
@@ -581,6 +581,7 @@ class PageTableMemoryResult(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
                       table_size=None) -> PageTableMemoryResult:
     r"""Page-table memory for processes that each map the same shared buffer.
@@ -631,7 +632,6 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
     >>> r.bytes_per_process / 2**20, r.total_bytes / 2**30
     (16.0, 1.0)
     """
-    index = series_index(buffer_size, processes, page_size, entry_size)
     b = as_float_array("buffer_size", buffer_size)
     p_count = as_int_array("processes", processes, minimum=0).astype(float)
     p = as_float_array("page_size", page_size, positive=True)
@@ -643,7 +643,7 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
         g = float(as_float_array("table_size", table_size, positive=True))
         per = np.ceil(per / g) * g
     total = p_count * per
-    f = lambda a: wrap(np.array(a, dtype=float), index)  # noqa: E731
+    f = lambda a: np.array(a, dtype=float)  # noqa: E731
     return PageTableMemoryResult(entries_per_process=f(entries), bytes_per_process=f(per), total_bytes=f(total))
 
 
@@ -668,6 +668,7 @@ class SysfsMemoryResult(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
                  retained_bytes_per_file=64.0, active_fraction=0.0) -> SysfsMemoryResult:
     r"""Memory pinned by sysfs for many devices, with or without the backing store.
@@ -720,7 +721,6 @@ def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
     >>> sysfs_memory(5000, 10, 1500.0, backing_store=True).pinned_bytes / 1e6
     3.2
     """
-    index = series_index(devices, files_per_device, bytes_per_file)
     d = as_int_array("devices", devices, minimum=0).astype(float)
     f = as_float_array("files_per_device", files_per_device)
     b = as_float_array("bytes_per_file", bytes_per_file)
@@ -733,5 +733,5 @@ def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
     files = d * f
     mem = files * (r + a * (b - r)) if backing_store else files * b
     files, mem = np.broadcast_arrays(files, mem)
-    w = lambda v: wrap(np.array(v, dtype=float), index)  # noqa: E731
+    w = lambda v: np.array(v, dtype=float)  # noqa: E731
     return SysfsMemoryResult(files=w(files), pinned_bytes=w(mem), backing_store=bool(backing_store))

@@ -41,7 +41,7 @@ import numpy as np
 
 from zmodel.queueing import mm1, mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, as_probability, series_index, wrap
+from zmodel.conventions import as_float_array, as_int_array, as_probability, vectorized
 
 __all__ = [
     "GIB",
@@ -90,10 +90,6 @@ def _positive(name: str, value, allow_zero: bool = False) -> float:
         rule = "a non-negative finite number" if allow_zero else "a positive finite number"
         raise ValueError(f"{name} must be {rule}, got {value!r}")
     return v
-
-
-def _out(a, index=None):
-    return wrap(np.asarray(a, dtype=float), index)
 
 
 # --------------------------------------------------------------------------- topology
@@ -193,6 +189,7 @@ class AltixTopology:
         """Share of all memory that is local to one node, 1/nodes [1]."""
         return 1.0 / self.nodes
 
+    @vectorized
     def routers_between(self, i, j) -> np.ndarray:
         """Routers crossed from node ``i`` to node ``j`` (-1 = local), broadcast [1]."""
         i = as_int_array("i", i)
@@ -207,10 +204,12 @@ class AltixTopology:
         h = np.where(i // self.nodes_per_brick == j // self.nodes_per_brick, 0, h)
         return np.where(i == j, -1, h).astype(np.int64)
 
+    @vectorized
     def routers_from(self, node: int = 0) -> np.ndarray:
         """Routers from ``node`` to every node, shape (nodes,) [1]."""
         return self.routers_between(node, np.arange(self.nodes))
 
+    @vectorized
     def distance_matrix(self) -> np.ndarray:
         """Routers between every pair of nodes, shape (nodes, nodes) [1]."""
         k = np.arange(self.nodes)
@@ -275,17 +274,17 @@ class NumaLatency:
         object.__setattr__(self, "per_router_ratio",
                            _positive("per_router_ratio", self.per_router_ratio, allow_zero=True))
 
+    @vectorized
     def ratio(self, routers):
         """Remote/local latency ratio at ``routers`` hops (-1 = local) [1]."""
-        index = series_index(routers)
         h = as_int_array("routers", routers, minimum=-1)
         r = np.where(h < 0, 1.0, self.nearest_ratio + self.per_router_ratio * np.maximum(h, 0))
-        return _out(r, index)
+        return r
 
+    @vectorized
     def latency(self, routers):
         """Memory latency at ``routers`` hops [s]."""
-        index = series_index(routers)
-        return _out(self.local * np.asarray(self.ratio(np.asarray(routers)), dtype=float), index)
+        return self.local * np.asarray(self.ratio(np.asarray(routers)), dtype=float)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,6 +314,7 @@ def _topology_for(cpus: int, like: AltixTopology) -> AltixTopology:
     return dataclasses.replace(like, cpus=int(cpus))
 
 
+@vectorized
 def latency_ratio_range(cpus, latency: NumaLatency | None = None,
                         topology: AltixTopology | None = None) -> LatencyRangeResult:
     r"""Min, max and mean remote/local latency ratio of an Altix of ``cpus`` processors.
@@ -357,7 +357,6 @@ def latency_ratio_range(cpus, latency: NumaLatency | None = None,
     """
     latency = latency or NumaLatency()
     topology = topology or AltixTopology()
-    index = series_index(cpus)
     n = as_int_array("cpus", cpus, minimum=2 * topology.cpus_per_node)
     out = {k: np.empty(n.shape) for k in ("min_ratio", "max_ratio", "mean_remote_ratio", "mean_ratio",
                                           "max_routers")}
@@ -372,7 +371,7 @@ def latency_ratio_range(cpus, latency: NumaLatency | None = None,
         out["mean_remote_ratio"][sel] = remote.mean()
         out["mean_ratio"][sel] = r.mean()
         out["max_routers"][sel] = t.max_routers
-    return LatencyRangeResult(**{k: _out(v, index) for k, v in out.items()})
+    return LatencyRangeResult(**{k: v for k, v in out.items()})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -394,6 +393,7 @@ class AccessTimeResult(Result):
     remote_ratio: Any
 
 
+@vectorized
 def memory_access_time(local_fraction, cpus=512, latency: NumaLatency | None = None,
                        topology: AltixTopology | None = None) -> AccessTimeResult:
     r"""Expected memory access time for a fraction of local references.
@@ -436,13 +436,12 @@ def memory_access_time(local_fraction, cpus=512, latency: NumaLatency | None = N
     [100.0, 190.0, 145.0]
     """
     latency = latency or NumaLatency()
-    index = series_index(local_fraction, cpus)
     f = as_probability("local_fraction", local_fraction)
     rng = latency_ratio_range(np.asarray(cpus), latency, topology)
     f, rr = np.broadcast_arrays(f, np.asarray(rng.mean_remote_ratio, dtype=float))
     slowdown = f + (1.0 - f) * rr
-    return AccessTimeResult(access_time=_out(latency.local * slowdown, index), slowdown=_out(slowdown, index),
-                            remote_ratio=_out(rr, index))
+    return AccessTimeResult(access_time=latency.local * slowdown, slowdown=slowdown,
+                            remote_ratio=rr)
 
 
 # --------------------------------------------------------------------------- page cache
@@ -522,6 +521,7 @@ def _placement_one(pages: float, t: AltixTopology, policy: str, free_pages: floa
             float(spilled), filled)
 
 
+@vectorized
 def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
                          node_free_bytes: float | None = None, page_size: float = 16384.0,
                          slab_bytes_per_page: float = 0.0, slab_policy: str = "local",
@@ -601,7 +601,6 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
         raise ValueError(f"slab_policy must be one of {list(PAGE_CACHE_POLICIES)}, got {slab_policy!r}")
     latency = latency or NumaLatency()
     topology = topology or AltixTopology()
-    index = series_index(file_bytes, cpus)
     fb = as_float_array("file_bytes", file_bytes, positive=True)
     n = as_int_array("cpus", cpus, minimum=topology.cpus_per_node)
     page = _positive("page_size", page_size)
@@ -623,9 +622,9 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
             fields[k][idx] = v
     rl, sl, lf, rn, on, imb, sp, nf = fields
     return PageCachePlacementResult(
-        reader_latency=_out(latency.local * rl, index), sharer_latency=_out(latency.local * sl, index),
-        local_fraction=_out(lf, index), reader_node_pages=_out(rn, index), other_node_pages=_out(on, index),
-        imbalance_pages=_out(imb, index), spilled_pages=_out(sp, index), nodes_filled=_out(nf, index))
+        reader_latency=latency.local * rl, sharer_latency=latency.local * sl,
+        local_fraction=lf, reader_node_pages=rn, other_node_pages=on,
+        imbalance_pages=imb, spilled_pages=sp, nodes_filled=nf)
 
 
 # --------------------------------------------------------------------------- PIO
@@ -702,6 +701,7 @@ class PioResult(Result):
     operation: str = ""
 
 
+@vectorized
 def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, extra_routers=0,
              latency: NumaLatency | None = None) -> PioResult:
     r"""CPU stall of a PIO read or of flushing posted PIO writes on Altix.
@@ -771,7 +771,6 @@ def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, 
         raise ValueError(f"operation must be one of {list(PIO_OPERATIONS)}, got {operation!r}")
     costs = costs or PioCosts()
     latency = latency or NumaLatency()
-    index = series_index(load, writes, extra_routers)
     rho = as_probability("load", load)
     if np.any(rho >= 1):
         raise ValueError(f"load must be below 1 (utilization of the I/O path), got {np.max(rho)!r}")
@@ -793,7 +792,7 @@ def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, 
         "flush_relaxed_read": drain + trip,
         "flush_mmiob": drain + 1.5 * costs.chipset_read,
     }[operation]
-    return PioResult(time=_out(time, index), inflation=_out(inflation, index), operation=operation)
+    return PioResult(time=time, inflation=inflation, operation=operation)
 
 
 # --------------------------------------------------------------------------- DMA
@@ -816,6 +815,7 @@ class DmaResult(Result):
     buffer_time: Any
 
 
+@vectorized
 def dma_buffer_iops(io_time, accesses_per_io, routers=-1, latency: NumaLatency | None = None) -> DmaResult:
     r"""I/O rate of a device whose command/status buffer is local or remote to it.
 
@@ -859,7 +859,6 @@ def dma_buffer_iops(io_time, accesses_per_io, routers=-1, latency: NumaLatency |
     [50000.0, 47619.047619]
     """
     latency = latency or NumaLatency()
-    index = series_index(io_time, accesses_per_io, routers)
     t = as_float_array("io_time", io_time)
     a = as_float_array("accesses_per_io", accesses_per_io)
     h = as_int_array("routers", routers, minimum=-1)
@@ -868,7 +867,7 @@ def dma_buffer_iops(io_time, accesses_per_io, routers=-1, latency: NumaLatency |
     total = t + buf
     if np.any(total <= 0):
         raise ValueError("io_time and accesses_per_io must not both be zero (the I/O rate would be infinite)")
-    return DmaResult(iops=_out(1.0 / total, index), time_per_io=_out(total, index), buffer_time=_out(buf, index))
+    return DmaResult(iops=1.0 / total, time_per_io=total, buffer_time=buf)
 
 
 # --------------------------------------------------------------------------- hugetlb zeroing
@@ -919,6 +918,7 @@ def _zero_one(p: int, region: float, pool: float, t: AltixTopology, lat: NumaLat
     return time, region / time, mean_ratio, float(np.max(r.utilization))
 
 
+@vectorized
 def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, system_cpus: int = 512,
                     outstanding: int = 4, line_size: float = 128.0, node_bandwidth: float = 6.4e9,
                     latency: NumaLatency | None = None, topology: AltixTopology | None = None) -> ZeroingResult:
@@ -990,7 +990,6 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
     """
     latency = latency or NumaLatency()
     topology = _topology_for(_positive_int("system_cpus", system_cpus), topology or AltixTopology())
-    index = series_index(cpus)
     p = as_int_array("cpus", cpus, minimum=1)
     if np.any(p > topology.cpus):
         raise ValueError(f"cpus must not exceed system_cpus ({topology.cpus}), got {int(p.max())}")
@@ -1011,6 +1010,6 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
         out["time"][sel], out["bandwidth"][sel] = t, b
         out["mean_ratio"][sel], out["memory_utilization"][sel] = mr, u
     speedup = results[1][0] / out["time"]
-    return ZeroingResult(time=_out(out["time"], index), bandwidth=_out(out["bandwidth"], index),
-                         speedup=_out(speedup, index), mean_ratio=_out(out["mean_ratio"], index),
-                         memory_utilization=_out(out["memory_utilization"], index))
+    return ZeroingResult(time=out["time"], bandwidth=out["bandwidth"],
+                         speedup=speedup, mean_ratio=out["mean_ratio"],
+                         memory_utilization=out["memory_utilization"])

@@ -49,6 +49,7 @@ from zmodel.kernel.versions import (
     compose,
     kernel_version,
 )
+from zmodel.conventions import SaturationWarning, vectorized
 
 __all__ = [
     "KERNEL_VERSIONS",
@@ -591,6 +592,7 @@ class Scenario:
                     parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
                                f"tx_rate={lam:.4g}, {r.parameters}, {extra}")
 
+    @vectorized
     def predict(self, sweep: Mapping | None = None):
         r"""Predict every point of a sweep: one DataFrame row per point.
 
@@ -677,6 +679,7 @@ def _check_sweep(sweep, mapping) -> tuple:
     return tuple(out)
 
 
+@vectorized
 def predict(scenario, sweep: Mapping | None = None):
     """Module-level form of :meth:`Scenario.predict`; ``scenario`` may be a Scenario or a mapping.
 

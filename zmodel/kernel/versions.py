@@ -54,6 +54,7 @@ import numpy as np
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
+from zmodel.conventions import vectorized
 
 __all__ = [
     "Feature",
@@ -364,6 +365,7 @@ def _build_versions() -> dict[str, KernelVersion]:
 KERNEL_VERSIONS: dict[str, KernelVersion] = _build_versions()
 
 
+@vectorized
 def kernel_version(name) -> KernelVersion:
     """The :class:`KernelVersion` called ``name`` (or one of :data:`VERSION_ALIASES`).
 
@@ -398,6 +400,7 @@ def kernel_version(name) -> KernelVersion:
     return KERNEL_VERSIONS[key]
 
 
+@vectorized
 def memory_variant(features) -> str:
     """The :mod:`zmodel.kernel.memory` kernel variant of a feature set.
 
@@ -415,6 +418,7 @@ def memory_variant(features) -> str:
     return "2.6" if "iske_per_page" in f else "2.6-early"
 
 
+@vectorized
 def spinlock_strategy(features) -> str:
     """The :func:`zmodel.kernel.hypervisor.spinlock_yield` strategy of a feature set.
 
@@ -817,6 +821,7 @@ def _scheduler_of(kernel, features: frozenset, io_scheduler) -> str:
     return io_scheduler
 
 
+@vectorized
 def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
                     costs: KernelCosts | None = None, runnable=None) -> dict[str, Any]:
     r"""CPU time per transaction of each kernel path, for a feature set (no contention).
@@ -916,6 +921,7 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
                 memory=memory, lock_hold=hold, global_locks=locks)
 
 
+@vectorized
 def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
                     costs: KernelCosts | None = None) -> float:
     r"""Kernel memory that depends on the feature set [B].
@@ -952,6 +958,7 @@ def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
     return total
 
 
+@vectorized
 def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: KernelCosts | None = None,
             io_scheduler: str | None = None, clients=None) -> SystemResult:
     r"""Benchmark-level prediction of a system: hardware + hypervisor share + kernel + workload.

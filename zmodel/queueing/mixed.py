@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from zmodel.conventions import as_float_array, as_int_array, as_servers, warn_saturated
+from zmodel.conventions import as_float_array, as_int_array, as_servers, vectorized, warn_saturated
 
 __all__ = ["mixed_network", "MixedNetworkResult"]
 
@@ -62,6 +62,7 @@ def _as_class_matrix(name, value, k=None):
     return arr
 
 
+@vectorized
 def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
                   think_times=0.0, servers=1) -> MixedNetworkResult:
     r"""Mixed open/closed multi-class product-form network.

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._result import Result
-from zmodel.conventions import as_float_array, as_int_array, series_index, warn_saturated, wrap
+from zmodel.conventions import as_float_array, as_int_array, vectorized, warn_saturated
 from .erlang import _erlang_b_log, _erlang_c_from_b
 
 __all__ = ["StationResult", "mm1", "mmc", "mmck", "machine_repairman", "mg1", "md1", "ggc"]
@@ -74,12 +74,6 @@ class StationResult(Result):
     model: str = "M/M/c"
     method: str = "exact"
     approximation: bool = False
-
-
-def _result(index, model: str, method: str = "exact", approximation: bool = False,
-            **metrics) -> StationResult:
-    return StationResult(**{k: wrap(v, index, k) for k, v in metrics.items()},
-                         model=model, method=method, approximation=approximation)
 
 
 def _check_open(arrival_rate, service_time, servers):
@@ -134,6 +128,7 @@ def _mmc_core(lam, s, c):
     return cc, wq, saturated
 
 
+@vectorized
 def mmc(arrival_rate, service_time, servers=1) -> StationResult:
     r"""M/M/c: Poisson arrivals, exponential service, ``servers`` identical servers.
 
@@ -181,13 +176,13 @@ def mmc(arrival_rate, service_time, servers=1) -> StationResult:
     >>> round(r.queue_length, 6), round(r.response_time / 3600, 6)
     (0.75, 0.375)
     """
-    index = series_index(arrival_rate, service_time, servers)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     cc, wq, saturated = _mmc_core(lam, s, c)
     warn_saturated(saturated, "M/M/c")
-    return _result(index, "M/M/c", **_open_metrics(lam, s, c, cc, wq, saturated))
+    return StationResult(model="M/M/c", **_open_metrics(lam, s, c, cc, wq, saturated))
 
 
+@vectorized
 def mm1(arrival_rate, service_time) -> StationResult:
     r"""M/M/1: Poisson arrivals, one exponential server.
 
@@ -227,11 +222,10 @@ def mm1(arrival_rate, service_time) -> StationResult:
     >>> round(r.utilization, 2), round(r.queue_length, 2), round(r.response_time * 1e3, 2)
     (0.25, 0.33, 2.67)
     """
-    index = series_index(arrival_rate, service_time)
     lam, s, c = _check_open(arrival_rate, service_time, 1)
     cc, wq, saturated = _mmc_core(lam, s, c)
     warn_saturated(saturated, "M/M/1")
-    return _result(index, "M/M/1", **_open_metrics(lam, s, c, cc, wq, saturated))
+    return StationResult(model="M/M/1", **_open_metrics(lam, s, c, cc, wq, saturated))
 
 
 def _bose_f(y: np.ndarray) -> np.ndarray:
@@ -262,6 +256,7 @@ def _log_last_share(a: np.ndarray, m: np.ndarray) -> np.ndarray:
     return np.where(a > 0, pos, np.where(a < 0, neg, -np.log(m + 1.0)))
 
 
+@vectorized
 def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
     r"""M/M/c/K: M/M/c with room for ``capacity`` jobs in total; arrivals beyond are lost.
 
@@ -312,7 +307,6 @@ def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
     >>> r.blocking_probability, r.throughput   # Erlang B(1, 1) = 1/2
     (0.5, 0.5)
     """
-    index = series_index(arrival_rate, service_time, servers, capacity)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     k = as_int_array("capacity", capacity, minimum=1).astype(float)
     lam, s, c, k = np.broadcast_arrays(lam, s, c, k)
@@ -348,9 +342,10 @@ def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
         "throughput": x,
         "blocking_probability": np.where(idle, zero, p_full),
     }
-    return _result(index, "M/M/c/K", **metrics)
+    return StationResult(model="M/M/c/K", **metrics)
 
 
+@vectorized
 def machine_repairman(population, think_time, service_time, servers=1) -> StationResult:
     r"""M/M/c//N: the finite-source (machine-repairman) queue, exact.
 
@@ -410,7 +405,6 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
     """
     from scipy.special import gammaln, logsumexp
 
-    index = series_index(population, think_time, service_time, servers)
     n_pop = as_int_array("population", population, minimum=0).astype(float)
     z = as_float_array("think_time", think_time)
     s = as_float_array("service_time", service_time, positive=True)
@@ -451,9 +445,10 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
         "blocking_probability": np.zeros_like(x),
     }
     metrics = {k: v.reshape(shape) for k, v in metrics.items()}
-    return _result(index, "M/M/c//N", **metrics)
+    return StationResult(model="M/M/c//N", **metrics)
 
 
+@vectorized
 def mg1(arrival_rate, service_time, service_scv) -> StationResult:
     r"""M/G/1: Poisson arrivals, general service, one server (Pollaczek–Khinchine).
 
@@ -495,13 +490,12 @@ def mg1(arrival_rate, service_time, service_scv) -> StationResult:
     >>> r.response_time
     2.0
     """
-    index = series_index(arrival_rate, service_time, service_scv)
     lam, s, c = _check_open(arrival_rate, service_time, 1)
     scv = _check_scv("service_scv", service_scv)
-    return _mg1(index, lam, s, scv, "M/G/1")
+    return _mg1(lam, s, scv, "M/G/1")
 
 
-def _mg1(index, lam, s, scv, model) -> StationResult:
+def _mg1(lam, s, scv, model) -> StationResult:
     lam, s, scv = np.broadcast_arrays(lam, s, scv)
     c = np.ones_like(s)
     rho = lam * s
@@ -509,9 +503,10 @@ def _mg1(index, lam, s, scv, model) -> StationResult:
     with np.errstate(divide="ignore", invalid="ignore"):
         wq = np.where(saturated, np.inf, rho * s * (1.0 + scv) / (2.0 * (1.0 - rho)))
     warn_saturated(saturated, model, stacklevel=4)
-    return _result(index, model, **_open_metrics(lam, s, c, rho, wq, saturated))
+    return StationResult(model=model, **_open_metrics(lam, s, c, rho, wq, saturated))
 
 
+@vectorized
 def md1(arrival_rate, service_time) -> StationResult:
     r"""M/D/1: Poisson arrivals, constant service time, one server.
 
@@ -544,11 +539,11 @@ def md1(arrival_rate, service_time) -> StationResult:
     >>> md1(0.5, 1.0).waiting_time
     0.5
     """
-    index = series_index(arrival_rate, service_time)
     lam, s, _ = _check_open(arrival_rate, service_time, 1)
-    return _mg1(index, lam, s, np.zeros(()), "M/D/1")
+    return _mg1(lam, s, np.zeros(()), "M/D/1")
 
 
+@vectorized
 def ggc(arrival_rate, service_time, servers, arrival_scv, service_scv,
         method: str = "allen_cunneen") -> StationResult:
     r"""G/G/c: approximate means for general arrivals and service (two-moment).
@@ -611,7 +606,6 @@ def ggc(arrival_rate, service_time, servers, arrival_scv, service_scv,
     """
     if method not in ("allen_cunneen", "kingman"):
         raise ValueError(f"method must be 'allen_cunneen' or 'kingman', got {method!r}")
-    index = series_index(arrival_rate, service_time, servers, arrival_scv, service_scv)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     ca2 = _check_scv("arrival_scv", arrival_scv)
     cs2 = _check_scv("service_scv", service_scv)
@@ -628,5 +622,5 @@ def ggc(arrival_rate, service_time, servers, arrival_scv, service_scv,
             wait_prob = np.where(saturated, 1.0, rho ** (np.sqrt(2.0 * (c + 1.0)) - 1.0))
             wq = np.where(saturated, np.inf, wait_prob * s * factor / (c * (1.0 - rho)))
     warn_saturated(saturated, "G/G/c")
-    return _result(index, "G/G/c", method=method, approximation=True,
+    return StationResult(model="G/G/c", method=method, approximation=True,
                    **_open_metrics(lam, s, c, wait_prob, wq, saturated))
