@@ -186,7 +186,7 @@ def test_bad_parameters():
         toy_server().demands("random_read", 0)
     with pytest.raises(ValueError, match="arrival_rate must be non-negative"):
         toy_server().open_load(-1.0, "random_read", 4096)
-    with pytest.raises(ValueError, match="op must be 'random_write' or 'sequential_write'"):
+    with pytest.raises(ValueError, match=r"op must be one of \['random_write', 'sequential_write'\]"):
         toy_server().nvs(1.0, 4096, op="random_read")
     with pytest.raises(ValueError, match="rotation_rate must be positive"):
         Disk(0.0, 1e6, 100, (0, 0), (0, 0), 10)

@@ -487,13 +487,36 @@ def quiet_saturation():
         _COLLECTOR.reset(token)
 
 
+_BROADCAST_ERRORS = ("shape mismatch", "could not be broadcast", "operands could not")
+
+
+def _is_broadcast_error(exc: ValueError) -> bool:
+    return any(text in str(exc) for text in _BROADCAST_ERRORS)
+
+
+def _broadcast_message(func, args, kwargs) -> str:
+    """Name the batched arguments of a call whose batches do not broadcast."""
+    import inspect
+
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs).arguments
+    except TypeError:
+        bound = dict(enumerate(args), **kwargs)
+    shapes = [f"{_label(str(k))} {np.shape(v)}" for k, v in bound.items()
+              if k != "self" and not _is_text_or_flag(v) and np.ndim(v) >= 1]
+    return (f"batched arguments must broadcast to one shape (leading axes are the batch), got "
+            f"{', '.join(shapes)}")
+
+
 def vectorized(func):
     """Give a model function (or method) the library's input/output contract.
 
     * a 0-d result (or 0-d field of a result dataclass) comes back as a Python float;
     * when an argument is a pandas Series, one-dimensional results along it come back as
       Series on its index (the first Series among the arguments gives the index);
-    * leading array axes are batches: the function broadcasts them itself;
+    * leading array axes are batches: the function broadcasts them itself, and batches
+      that do not broadcast are refused with a ``ValueError`` naming the arguments and
+      their shapes (not NumPy's positional "shape mismatch");
     * every saturation reported inside the call, by the function or by the models it
       calls, is emitted as exactly one :class:`SaturationWarning` when the call returns.
 
@@ -514,6 +537,10 @@ def vectorized(func):
         token = _COLLECTOR.set(collector)
         try:
             result = func(*args, **kwargs)
+        except ValueError as exc:
+            if not _is_broadcast_error(exc):
+                raise
+            raise ValueError(_broadcast_message(func, args, kwargs)) from None
         finally:
             _COLLECTOR.reset(token)
         if collector.counts:

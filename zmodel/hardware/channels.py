@@ -66,7 +66,7 @@ import numpy as np
 from zmodel.queueing import SaturationWarning, mm1, mmc, mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    SaturationWarning, as_float_array, as_int_array, as_probability, as_scalar, vectorized,
+    SaturationWarning, as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized,
 )
 
 __all__ = [
@@ -92,17 +92,6 @@ PROTOCOLS = ("ESCON", "FICON", "FCP")
 MULTIPATH_MODES = ("failover", "multibus")
 
 
-
-
-def _count(name: str, value, lo: int, hi: int | None = None) -> int:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if not math.isfinite(v) or v != round(v) or v < lo or (hi is not None and v > hi):
-        rule = f"an integer in [{lo}, {hi}]" if hi is not None else f"an integer >= {lo}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(v)
 
 
 # --------------------------------------------------------------------------- link
@@ -171,7 +160,7 @@ class ChannelLink:
             raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, got {self.protocol!r}")
         object.__setattr__(self, "data_rate", as_scalar("data_rate", self.data_rate, positive=True))
         object.__setattr__(self, "command_time", as_scalar("command_time", self.command_time))
-        object.__setattr__(self, "directions", _count("directions", self.directions, 1, 2))
+        object.__setattr__(self, "directions", as_count("directions", self.directions, 1, 2))
         c = float(self.concurrency)
         if math.isnan(c) or c < 1 or (math.isfinite(c) and c != round(c)):
             raise ValueError(f"concurrency must be a positive integer or math.inf, got {self.concurrency!r}")
@@ -449,16 +438,16 @@ class ChannelSubsystem:
     def __post_init__(self):
         if not isinstance(self.link, ChannelLink):
             raise ValueError(f"link must be a ChannelLink, got {type(self.link).__name__}")
-        object.__setattr__(self, "paths", _count("paths", self.paths, 1, MAX_PATHS_PER_DEVICE))
+        object.__setattr__(self, "paths", as_count("paths", self.paths, 1, MAX_PATHS_PER_DEVICE))
         if self.multipath not in MULTIPATH_MODES:
             raise ValueError(f"multipath must be one of {list(MULTIPATH_MODES)}, got {self.multipath!r}")
         object.__setattr__(self, "multipath_cpu_time",
                            as_scalar("multipath_cpu_time", self.multipath_cpu_time))
-        object.__setattr__(self, "aliases", _count("aliases", self.aliases, 0))
+        object.__setattr__(self, "aliases", as_count("aliases", self.aliases, 0))
         if self.aliases and self.link.protocol == "FCP":
             raise ValueError("aliases (PAV) apply to ECKD devices on ESCON/FICON channels, "
                              f"got {self.aliases} on an FCP link")
-        object.__setattr__(self, "devices", _count("devices", self.devices, 1, MAX_DEVICES))
+        object.__setattr__(self, "devices", as_count("devices", self.devices, 1, MAX_DEVICES))
 
     @property
     def active_paths(self) -> int:

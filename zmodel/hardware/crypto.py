@@ -27,24 +27,12 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_scalar, vectorized
+from zmodel.conventions import as_count, as_scalar, vectorized
 
 __all__ = ["CryptoAccelerator", "CipherCost", "SSLServer", "SSLResult"]
 
 STATIONS = ("cpu", "accelerator")
 
-
-
-def _positive_int(name, value):
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}") from None
-    if not v.is_integer() or v < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(v)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +67,7 @@ class CryptoAccelerator:
         if t <= 0:
             raise ValueError(f"rsa_service_time must be positive, got {self.rsa_service_time!r}")
         object.__setattr__(self, "rsa_service_time", t)
-        object.__setattr__(self, "adapters", _positive_int("adapters", self.adapters))
+        object.__setattr__(self, "adapters", as_count("adapters", self.adapters))
         object.__setattr__(self, "offload_cpu", as_scalar("offload_cpu", self.offload_cpu))
 
     @property
@@ -96,7 +84,7 @@ class CryptoAccelerator:
 
         spec = catalog.component("crypto", name)
         per = int(spec.get("adapters_per_feature", 1))
-        return cls(name, rsa_service_time, adapters=_positive_int("features", features) * per,
+        return cls(name, rsa_service_time, adapters=as_count("features", features) * per,
                    offload_cpu=offload_cpu)
 
 
@@ -126,7 +114,7 @@ class CipherCost:
     @vectorized
     def rate(self, cpus: int = 1) -> float:
         """Bulk encryption rate of ``cpus`` CPUs doing nothing else [bytes/s]."""
-        c = _positive_int("cpus", cpus)
+        c = as_count("cpus", cpus)
         return math.inf if self.cpu_per_byte == 0 else c / self.cpu_per_byte
 
 
@@ -230,7 +218,7 @@ class SSLServer:
     accelerator: CryptoAccelerator | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "cpus", _positive_int("cpus", self.cpus))
+        object.__setattr__(self, "cpus", as_count("cpus", self.cpus))
         for f in ("handshake_cpu", "rsa_cpu", "record_cpu_per_byte", "request_cpu"):
             object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
         if not isinstance(self.cipher, CipherCost):

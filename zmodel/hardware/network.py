@@ -37,7 +37,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_scalar, vectorized
+from zmodel.conventions import as_float_array, as_scalar, vectorized
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",
@@ -72,13 +72,6 @@ STATIONS = ("client_cpu", "client_adapter", "link_out", "link_back", "server_ada
 
 
 
-def _sizes(name, value):
-    arr = np.asarray(value, dtype=float)
-    if np.isnan(arr).any() or (arr < 0).any() or np.isinf(arr).any():
-        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
-    return arr
-
-
 @vectorized
 def segments(size, mss):
     r"""Number of TCP segments that carry a message of ``size`` bytes.
@@ -111,7 +104,7 @@ def segments(size, mss):
     array([1., 1., 2., 4.])
     """
     mss = as_scalar("mss", mss, positive=True)
-    size = _sizes("size", size)
+    size = as_float_array("size", size)
     return np.maximum(1.0, np.ceil(size / mss))
 
 
@@ -152,7 +145,7 @@ def protocol_efficiency(mtu, header_size=TCPIP_HEADER_SIZE, frame_overhead=ETHER
     >>> [round(float(protocol_efficiency(m)), 4) for m in (1492, 8992)]
     [0.9412, 0.99]
     """
-    mtu = _sizes("mtu", mtu)
+    mtu = as_float_array("mtu", mtu)
     if (mtu <= header_size).any():
         raise ValueError(f"mtu must exceed the header size {header_size:g} bytes, got {mtu!r}")
     out = (mtu - header_size) / (mtu + frame_overhead)
@@ -214,7 +207,7 @@ class NetworkAdapter:
 
         ``packets`` defaults to the number of segments of the payload.
         """
-        payload = _sizes("payload", payload)
+        payload = as_float_array("payload", payload)
         n = segments(payload, self.mss) if packets is None else np.asarray(packets, dtype=float)
         out = 8.0 * (payload + n * (TCPIP_HEADER_SIZE + self.frame_overhead)) / self.link_rate
         return float(out) if out.ndim == 0 else out
@@ -574,7 +567,7 @@ class NetworkPath:
         """
         if isinstance(sessions, bool) or not float(sessions).is_integer() or sessions < 1:
             raise ValueError(f"sessions must be a positive integer, got {sessions!r}")
-        window = _sizes("window", window)
+        window = as_float_array("window", window)
         mss = self.adapter.mss
         if (window < mss).any():
             raise ValueError(f"window must hold at least one segment ({mss:g} bytes), got {window!r}")

@@ -49,7 +49,9 @@ import numpy as np
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.queueing import machine_repairman, mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, as_probability, vectorized
+from zmodel.conventions import (
+    as_choice, as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized,
+)
 
 __all__ = [
     "SCHEDULERS",
@@ -77,34 +79,6 @@ __all__ = [
 SCHEDULERS = ("noop", "deadline", "anticipatory", "cfq")
 #: unplugging scopes: all queues (2.4, 2.6 < 2.6.6) or one queue (2.6.6 "per backing dev unplugging")
 UNPLUG_SCOPES = ("global", "per_backing_dev")
-
-
-def _scalar(name: str, value, *, positive=False, allow_inf=False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if positive and v <= 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    if not positive and v < 0:
-        raise ValueError(f"{name} must be non-negative, got {value!r}")
-    return v
-
-
-def _integer(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) \
-            or not math.isfinite(float(value)) or float(value) != int(value) or int(value) < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value, allowed) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value
 
 
 # =========================================================================== plugging
@@ -313,13 +287,13 @@ def unplug_throughput(population, devices, scope, *, cpus=1, cpu_time=20e-6, dev
     >>> round(r.throughput, 6)
     100000.0
     """
-    _choice("scope", scope, UNPLUG_SCOPES)
-    d = _integer("devices", devices)
-    c = _integer("cpus", cpus)
-    t_cpu = _scalar("cpu_time", cpu_time, positive=True)
-    t_dev = _scalar("device_time", device_time)
-    t_w = _scalar("queue_walk_time", queue_walk_time)
-    t_l = _scalar("lock_time", lock_time)
+    as_choice("scope", scope, UNPLUG_SCOPES)
+    d = as_count("devices", devices)
+    c = as_count("cpus", cpus)
+    t_cpu = as_scalar("cpu_time", cpu_time, positive=True)
+    t_dev = as_scalar("device_time", device_time)
+    t_w = as_scalar("queue_walk_time", queue_walk_time)
+    t_l = as_scalar("lock_time", lock_time)
     n = as_int_array("population", population, minimum=0)
     visited = d if scope == "global" else 1
     hold = t_l + visited * t_w
@@ -464,13 +438,13 @@ class IODevice:
     request_size: float = 4096.0
 
     def __post_init__(self):
-        object.__setattr__(self, "spindles", _integer("spindles", self.spindles))
-        object.__setattr__(self, "service_time", _scalar("service_time", self.service_time, positive=True))
+        object.__setattr__(self, "spindles", as_count("spindles", self.spindles))
+        object.__setattr__(self, "service_time", as_scalar("service_time", self.service_time, positive=True))
         object.__setattr__(self, "near_service_time",
-                           _scalar("near_service_time", self.near_service_time, positive=True))
+                           as_scalar("near_service_time", self.near_service_time, positive=True))
         if self.disk is not None and not isinstance(self.disk, Disk):
             raise ValueError(f"disk must be a Disk or None, got {type(self.disk).__name__}")
-        object.__setattr__(self, "request_size", _scalar("request_size", self.request_size, positive=True))
+        object.__setattr__(self, "request_size", as_scalar("request_size", self.request_size, positive=True))
 
     @classmethod
     def single_disk(cls, disk: Disk, request_size=4096.0) -> "IODevice":
@@ -673,13 +647,13 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     >>> round(r.throughput, 3)                  # 60e6 / 4096
     14648.438
     """
-    _choice("scheduler", scheduler, SCHEDULERS)
+    as_choice("scheduler", scheduler, SCHEDULERS)
     if not isinstance(device, IODevice):
         raise ValueError(f"device must be an IODevice, got {type(device).__name__}")
-    z = _scalar("think_time", think_time)
+    z = as_scalar("think_time", think_time)
     ell = float(as_probability("locality", locality))
-    w = _scalar("antic_expire", antic_expire)
-    quantum = _integer("cfq_quantum", cfq_quantum)
+    w = as_scalar("antic_expire", antic_expire)
+    quantum = as_count("cfq_quantum", cfq_quantum)
     n_arr = as_int_array("processes", processes)
     flat = n_arr.ravel()
     m = device.spindles
@@ -810,12 +784,12 @@ def direct_io(request_size, device_time, *, copy_time_per_byte=16 / 3250e6, page
     """
     b = as_float_array("request_size", request_size, positive=True)
     td = as_float_array("device_time", device_time)
-    c_copy = _scalar("copy_time_per_byte", copy_time_per_byte)
-    t_page = _scalar("page_time", page_time)
-    t_sys = _scalar("syscall_time", syscall_time)
-    t_map = _scalar("map_time", map_time)
+    c_copy = as_scalar("copy_time_per_byte", copy_time_per_byte)
+    t_page = as_scalar("page_time", page_time)
+    t_sys = as_scalar("syscall_time", syscall_time)
+    t_map = as_scalar("map_time", map_time)
     rho = float(as_probability("readahead_overlap", readahead_overlap))
-    page = _scalar("page_size", page_size, positive=True)
+    page = as_scalar("page_size", page_size, positive=True)
     b, td = np.broadcast_arrays(b, td)
     cpu = t_sys + b * c_copy + np.ceil(b / page) * t_page
     t_pc = cpu + td - rho * np.minimum(cpu, td)
@@ -883,10 +857,10 @@ class FileSystem:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        _choice("journaling", self.journaling, ("none", "metadata", "data"))
+        as_choice("journaling", self.journaling, ("none", "metadata", "data"))
         for f in ("metadata_writes", "journal_writes", "commit_writes"):
-            object.__setattr__(self, f, _scalar(f, getattr(self, f)))
-        object.__setattr__(self, "cpu_time", _scalar("cpu_time", self.cpu_time, positive=True))
+            object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
+        object.__setattr__(self, "cpu_time", as_scalar("cpu_time", self.cpu_time, positive=True))
         object.__setattr__(self, "replay_fraction", float(as_probability("replay_fraction", self.replay_fraction)))
         if self.journaling == "none" and (self.journal_writes or self.commit_writes):
             raise ValueError("journal_writes and commit_writes must be 0 for a file system without a journal")
@@ -995,10 +969,10 @@ def dbench_throughput(fs: FileSystem, processes, *, cpus=4, volumes=1, write_tim
     """
     if not isinstance(fs, FileSystem):
         raise ValueError(f"fs must be a FileSystem, got {type(fs).__name__}")
-    c = _integer("cpus", cpus)
-    k = _integer("volumes", volumes)
-    tw = _scalar("write_time", write_time, positive=True)
-    wd = _scalar("data_writes", data_writes)
+    c = as_count("cpus", cpus)
+    k = as_count("volumes", volumes)
+    tw = as_scalar("write_time", write_time, positive=True)
+    wd = as_scalar("data_writes", data_writes)
     n = as_int_array("processes", processes)
     per_volume = (wd + fs.metadata_writes + fs.journal_writes) * tw / k
     commit = fs.commit_writes * tw
@@ -1076,8 +1050,8 @@ def recovery_time(fs: FileSystem, fs_size, *, journal_size=32 * 2.0 ** 20, metad
     s = as_float_array("fs_size", fs_size)
     j = as_float_array("journal_size", journal_size)
     f = float(as_probability("metadata_fraction", metadata_fraction))
-    r = _scalar("read_rate", read_rate, positive=True)
-    t0 = _scalar("mount_time", mount_time)
+    r = as_scalar("read_rate", read_rate, positive=True)
+    t0 = as_scalar("mount_time", mount_time)
     s, j = np.broadcast_arrays(s, j)
     scanned = f * s if fs.journaling == "none" else fs.replay_fraction * j
     return RecoveryResult(recovery_time=t0 + scanned / r,

@@ -44,7 +44,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, vectorized
+from zmodel.conventions import as_float_array, as_int_array, as_scalar, vectorized
 
 __all__ = [
     "KERNELS",
@@ -71,16 +71,6 @@ def _check_kernel(kernel: str) -> str:
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
     return kernel
-
-
-def _nonneg_scalar(name: str, value) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
-    return v
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,7 +146,7 @@ class InstructionCosts:
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, _nonneg_scalar(f.name, getattr(self, f.name)))
+            object.__setattr__(self, f.name, as_scalar(f.name, getattr(self, f.name)))
 
     @vectorized
     def purge_stall(self, cpus):
@@ -501,9 +491,9 @@ class DbenchMemoryModel:
 
     def __post_init__(self):
         _check_kernel(self.kernel)
-        object.__setattr__(self, "cpu_time", _nonneg_scalar("cpu_time", self.cpu_time))
-        object.__setattr__(self, "serial_time", _nonneg_scalar("serial_time", self.serial_time))
-        ps = _nonneg_scalar("page_size", self.page_size)
+        object.__setattr__(self, "cpu_time", as_scalar("cpu_time", self.cpu_time))
+        object.__setattr__(self, "serial_time", as_scalar("serial_time", self.serial_time))
+        ps = as_scalar("page_size", self.page_size)
         if ps <= 0:
             raise ValueError(f"page_size must be positive, got {self.page_size!r}")
         object.__setattr__(self, "page_size", ps)

@@ -41,7 +41,7 @@ import numpy as np
 
 from zmodel.queueing import mm1, mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, as_probability, vectorized
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized
 
 __all__ = [
     "GIB",
@@ -69,29 +69,6 @@ _SEED = "003_b2fdde8a1106fead.txt"
 
 
 # --------------------------------------------------------------------------- helpers
-def _positive_int(name: str, value, minimum: int = 1) -> int:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if not math.isfinite(v) or v != round(v) or v < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(v)
-
-
-def _positive(name: str, value, allow_zero: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    if not ok:
-        rule = "a non-negative finite number" if allow_zero else "a positive finite number"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return v
-
-
 # --------------------------------------------------------------------------- topology
 @dataclasses.dataclass(frozen=True)
 class AltixTopology:
@@ -161,13 +138,13 @@ class AltixTopology:
     def __post_init__(self):
         for name in ("cpus", "cpus_per_node", "nodes_per_brick", "direct_max_cpus", "subgroup_cpus",
                      "second_layer_cpus"):
-            object.__setattr__(self, name, _positive_int(name, getattr(self, name)))
+            object.__setattr__(self, name, as_count(name, getattr(self, name)))
         if self.cpus % self.cpus_per_node:
             raise ValueError(f"cpus must be a multiple of cpus_per_node ({self.cpus_per_node}), got {self.cpus}")
         if self.subgroup_cpus % (self.cpus_per_node * self.nodes_per_brick):
             raise ValueError("subgroup_cpus must be a multiple of cpus_per_node * nodes_per_brick, "
                              f"got {self.subgroup_cpus}")
-        object.__setattr__(self, "memory_per_node", _positive("memory_per_node", self.memory_per_node))
+        object.__setattr__(self, "memory_per_node", as_scalar("memory_per_node", self.memory_per_node, positive=True))
 
     @property
     def nodes(self) -> int:
@@ -266,13 +243,13 @@ class NumaLatency:
     per_router_ratio: float = 1.6 / 3
 
     def __post_init__(self):
-        object.__setattr__(self, "local", _positive("local", self.local))
-        r0 = _positive("nearest_ratio", self.nearest_ratio)
+        object.__setattr__(self, "local", as_scalar("local", self.local, positive=True))
+        r0 = as_scalar("nearest_ratio", self.nearest_ratio, positive=True)
         if r0 < 1:
             raise ValueError(f"nearest_ratio must be >= 1 (remote is not faster than local), got {r0}")
         object.__setattr__(self, "nearest_ratio", r0)
         object.__setattr__(self, "per_router_ratio",
-                           _positive("per_router_ratio", self.per_router_ratio, allow_zero=True))
+                           as_scalar("per_router_ratio", self.per_router_ratio))
 
     @vectorized
     def ratio(self, routers):
@@ -603,9 +580,9 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
     topology = topology or AltixTopology()
     fb = as_float_array("file_bytes", file_bytes, positive=True)
     n = as_int_array("cpus", cpus, minimum=topology.cpus_per_node)
-    page = _positive("page_size", page_size)
-    slab = _positive("slab_bytes_per_page", slab_bytes_per_page, allow_zero=True)
-    free = topology.memory_per_node if node_free_bytes is None else _positive("node_free_bytes", node_free_bytes)
+    page = as_scalar("page_size", page_size, positive=True)
+    slab = as_scalar("slab_bytes_per_page", slab_bytes_per_page)
+    free = topology.memory_per_node if node_free_bytes is None else as_scalar("node_free_bytes", node_free_bytes, positive=True)
     fb, n = np.broadcast_arrays(fb, n)
     fields = [np.empty(fb.shape) for _ in range(8)]
     cache: dict = {}
@@ -674,7 +651,7 @@ class PioCosts:
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, _positive(f.name, getattr(self, f.name)))
+            object.__setattr__(self, f.name, as_scalar(f.name, getattr(self, f.name), positive=True))
 
     @property
     def normal_read(self) -> float:
@@ -989,17 +966,17 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
     ([1.45, 1.0], [1.0, 2.9])
     """
     latency = latency or NumaLatency()
-    topology = _topology_for(_positive_int("system_cpus", system_cpus), topology or AltixTopology())
+    topology = _topology_for(as_count("system_cpus", system_cpus), topology or AltixTopology())
     p = as_int_array("cpus", cpus, minimum=1)
     if np.any(p > topology.cpus):
         raise ValueError(f"cpus must not exceed system_cpus ({topology.cpus}), got {int(p.max())}")
-    region = _positive("region_bytes", region_bytes)
-    pool = region if pool_bytes is None else _positive("pool_bytes", pool_bytes)
+    region = as_scalar("region_bytes", region_bytes, positive=True)
+    pool = region if pool_bytes is None else as_scalar("pool_bytes", pool_bytes, positive=True)
     if region > pool * (1 + 1e-12):
         raise ValueError(f"region_bytes must not exceed pool_bytes ({pool:g}), got {region:g}")
-    m = _positive_int("outstanding", outstanding)
-    line = _positive("line_size", line_size)
-    bw = _positive("node_bandwidth", node_bandwidth)
+    m = as_count("outstanding", outstanding)
+    line = as_scalar("line_size", line_size, positive=True)
+    bw = as_scalar("node_bandwidth", node_bandwidth, positive=True)
     if line / bw >= latency.local:
         raise ValueError("node_bandwidth too low: a controller's service time line_size/node_bandwidth must be "
                          "below the local latency")

@@ -54,7 +54,7 @@ import numpy as np
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import vectorized
+from zmodel.conventions import as_count, as_fraction, as_scalar, vectorized
 
 __all__ = [
     "Feature",
@@ -436,35 +436,6 @@ def spinlock_strategy(features) -> str:
 # =====================================================================================
 # composition
 # =====================================================================================
-def _nonneg(name: str, value, *, positive: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0 or (positive and v == 0):
-        rule = "a positive finite number" if positive else "a non-negative finite number"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return v
-
-
-def _fraction(name: str, value, *, positive: bool = False) -> float:
-    v = _nonneg(name, value, positive=positive)
-    if v > 1:
-        raise ValueError(f"{name} must be in {'(0, 1]' if positive else '[0, 1]'}, got {value!r}")
-    return v
-
-
-def _count(name: str, value, minimum: int = 1) -> int:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(v) or v != round(v) or v < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(v)
-
-
 def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
     for f in dataclasses.fields(obj):
         name, value = f.name, getattr(obj, f.name)
@@ -475,11 +446,11 @@ def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
             object.__setattr__(obj, name, bool(value))
         elif name in ints:
-            object.__setattr__(obj, name, _count(name, value, ints[name]))
+            object.__setattr__(obj, name, as_count(name, value, ints[name]))
         elif name in fractions:
-            object.__setattr__(obj, name, _fraction(name, value))
+            object.__setattr__(obj, name, as_fraction(name, value))
         elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-            object.__setattr__(obj, name, _nonneg(name, value))
+            object.__setattr__(obj, name, as_scalar(name, value))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -729,7 +700,7 @@ class SystemConfig:
         _validate_fields(self, ints={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
                          bools=("highmem",), skip=("channel_demands", "dispatch_fraction"))
         object.__setattr__(self, "dispatch_fraction",
-                           _fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
+                           as_fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
         if self.dispatch_fraction == 0:
             raise ValueError("dispatch_fraction must be in (0, 1], got 0")
         if self.cpu_speed <= 0:
@@ -1048,7 +1019,7 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     w, s = workload, system
     pop = np.atleast_1d(np.asarray(w.clients if clients is None else clients))
     scalar = clients is None or np.ndim(clients) == 0
-    pop = np.array([_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
+    pop = np.array([as_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
     B = pop.size
     cpus = s.cpus
     phi = s.dispatch_fraction
