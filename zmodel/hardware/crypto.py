@@ -27,7 +27,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_scalar, vectorized
+from zmodel.conventions import as_count, as_int_array, as_scalar, vectorized
 
 __all__ = ["CryptoAccelerator", "CipherCost", "SSLServer", "SSLResult"]
 
@@ -259,7 +259,7 @@ class SSLServer:
         """
         D = self.service_demands(payload_bytes, handshakes)
         adapters = 1 if self.accelerator is None else self.accelerator.adapters
-        res = mva(D, population=connections, think_time=think_time, servers=[self.cpus, adapters])
+        res = mva(D, population=as_int_array("connections", connections), think_time=think_time, servers=[self.cpus, adapters])
         u = np.asarray(res.utilization)
         x = res.throughput
         cpu_u, acc_u = u[..., 0], u[..., 1]

@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.conventions import vectorized
+from zmodel.conventions import as_float_array, as_probability, vectorized
 
 __all__ = ["DasdVolume", "DasdPrediction", "LittleCheck", "lognormal_mixture_cdf", "binned_probabilities"]
 
@@ -123,7 +123,7 @@ def lognormal_mixture_cdf(t, weights, medians, sigmas):
     from scipy.special import ndtr
 
     w, med, sg = _check_mixture(weights, medians, sigmas)
-    t = np.asarray(t, dtype=float)
+    t = as_float_array("t", t, nonnegative=False, allow_inf=True)  # F(t) = 0 for t <= 0
     pos = t > 0
     with np.errstate(divide="ignore"):
         lt = np.log(np.where(pos, t, 1.0))
@@ -151,7 +151,9 @@ def binned_probabilities(cdf_at_edges) -> np.ndarray:
     >>> binned_probabilities([0.0, 0.25, 1.0]).tolist()
     [0.25, 0.75]
     """
-    f = np.asarray(cdf_at_edges, dtype=float)
+    f = as_probability("cdf_at_edges", cdf_at_edges)
+    if f.ndim < 1:
+        raise ValueError(f"cdf_at_edges must have at least 1 dimension(s), got shape {f.shape}")
     return np.clip(np.diff(f), 0.0, None)
 
 
@@ -366,7 +368,7 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         DasdPrediction
             Probabilities per bucket (each sums to 1 when the edges span [0, inf)).
         """
-        e = np.asarray(edges, dtype=float).reshape(-1)
+        e = as_float_array("edges", edges, allow_inf=True).reshape(-1)
         if e.size < 2 or np.any(np.diff(e) <= 0) or np.isnan(e).any():
             raise ValueError(f"edges must be at least two strictly ascending values, got {e.tolist()}")
         ef = np.where(np.isinf(e), 1e300, e)

@@ -37,7 +37,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_scalar, vectorized
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",
@@ -463,9 +463,7 @@ class NetworkPath:
             raise ValueError(f"adapter must be a NetworkAdapter, got {type(self.adapter).__name__}")
         if not isinstance(self.stack, StackCost):
             raise ValueError(f"stack must be a StackCost, got {type(self.stack).__name__}")
-        if isinstance(self.cpus, bool) or not float(self.cpus).is_integer() or self.cpus < 1:
-            raise ValueError(f"cpus must be a positive integer, got {self.cpus!r}")
-        object.__setattr__(self, "cpus", int(self.cpus))
+        object.__setattr__(self, "cpus", as_count("cpus", self.cpus))
         object.__setattr__(self, "fixed_latency", as_scalar("fixed_latency", self.fixed_latency))
 
     # ---- demands
@@ -524,7 +522,7 @@ class NetworkPath:
         RoundTripResult
         """
         D = self.service_demands(workload)
-        res = mva(D, population=sessions, think_time=think_time, servers=self._servers())
+        res = mva(D, population=as_int_array("sessions", sessions), think_time=think_time, servers=self._servers())
         cpu = D[0] + D[5]
         return RoundTripResult(throughput=res.throughput, round_trip_time=res.response_time,
                                service_demand=np.broadcast_to(D, np.shape(res.utilization)).copy(),
@@ -565,8 +563,7 @@ class NetworkPath:
         -------
         StreamingResult
         """
-        if isinstance(sessions, bool) or not float(sessions).is_integer() or sessions < 1:
-            raise ValueError(f"sessions must be a positive integer, got {sessions!r}")
+        sessions = as_count("sessions", sessions)
         window = as_float_array("window", window)
         mss = self.adapter.mss
         if (window < mss).any():

@@ -50,7 +50,7 @@ from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.queueing import machine_repairman, mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    as_choice, as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized,
+    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
 )
 
 __all__ = [
@@ -451,6 +451,7 @@ class IODevice:
         """One drive with one moving head; host ordering shortens its seeks."""
         if not isinstance(disk, Disk):
             raise ValueError(f"disk must be a Disk, got {type(disk).__name__}")
+        request_size = as_scalar("request_size", request_size, positive=True)
         s = float(disk.service_time(request_size))
         near = float(disk.transfer_time(request_size))
         return cls(1, s, near, disk, request_size)
@@ -464,7 +465,8 @@ class IODevice:
         """
         if not isinstance(server, StorageServer):
             raise ValueError(f"server must be a StorageServer, got {type(server).__name__}")
-        d = server.demands("random_read", request_size, hit_ratio)
+        request_size = as_scalar("request_size", request_size, positive=True)
+        d = server.demands("random_read", request_size, as_fraction("hit_ratio", hit_ratio))
         s = server.hit_time + float(np.asarray(d["disk"]))
         return cls(server.disk_count, s, s, None, request_size)
 

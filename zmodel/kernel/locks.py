@@ -1075,5 +1075,6 @@ def gettimeofday_slowdown(concurrent, call_time, transfer_time, conflict_probabi
     1.0
     """
     n = as_int_array("concurrent", concurrent, minimum=1)
+    call_time = as_float_array("call_time", call_time, positive=True)
     r = atomic_update(n, call_time, transfer_time, conflict_probability, latency_growth, 0.0)
     return np.asarray(r.slowdown, float)

@@ -44,7 +44,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, as_scalar, vectorized
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized
 
 __all__ = [
     "KERNELS",
@@ -151,12 +151,12 @@ class InstructionCosts:
     @vectorized
     def purge_stall(self, cpus):
         """Stall of each CPU per global TLB purge, ``purge + purge_per_cpu * cpus`` [s]."""
-        return self.purge + self.purge_per_cpu * np.asarray(cpus, dtype=float)
+        return self.purge + self.purge_per_cpu * as_float_array("cpus", cpus)
 
     @vectorized
     def ipte_stall(self, cpus):
         """Stall of each CPU per IPTE, ``ipte + ipte_per_cpu * cpus`` [s]."""
-        return self.ipte + self.ipte_per_cpu * np.asarray(cpus, dtype=float)
+        return self.ipte + self.ipte_per_cpu * as_float_array("cpus", cpus)
 
 
 # --------------------------------------------------------------------------- counts
@@ -539,7 +539,7 @@ class DbenchMemoryModel:
         The maximum over N = 1..``max_cpus``, refined by the vertex of the parabola
         through it and its two neighbours; ``max_cpus`` when still rising there.
         """
-        n = np.arange(1, int(max_cpus) + 1)
+        n = np.arange(1, as_count("max_cpus", max_cpus) + 1)
         x = np.asarray(self.throughput(n).throughput, dtype=float)
         i = int(np.argmax(x))
         if i == 0 or i == len(n) - 1:

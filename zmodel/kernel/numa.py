@@ -184,7 +184,7 @@ class AltixTopology:
     @vectorized
     def routers_from(self, node: int = 0) -> np.ndarray:
         """Routers from ``node`` to every node, shape (nodes,) [1]."""
-        return self.routers_between(node, np.arange(self.nodes))
+        return self.routers_between(as_count("node", node, 0, self.nodes - 1), np.arange(self.nodes))
 
     @vectorized
     def distance_matrix(self) -> np.ndarray:

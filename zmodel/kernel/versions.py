@@ -54,7 +54,7 @@ import numpy as np
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_fraction, as_scalar, vectorized
+from zmodel.conventions import as_count, as_flag, as_fraction, as_scalar, vectorized
 
 __all__ = [
     "Feature",
@@ -442,14 +442,12 @@ def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
         if name in skip:
             continue
         if name in bools:
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{name} must be true or false, got {value!r}")
-            object.__setattr__(obj, name, bool(value))
+            object.__setattr__(obj, name, as_flag(name, value))
         elif name in ints:
             object.__setattr__(obj, name, as_count(name, value, ints[name]))
         elif name in fractions:
             object.__setattr__(obj, name, as_fraction(name, value))
-        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        elif f.type in ("float", float) or isinstance(value, (int, float, np.integer, np.floating)):
             object.__setattr__(obj, name, as_scalar(name, value))
 
 
