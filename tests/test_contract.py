@@ -228,3 +228,85 @@ def test_result_is_named_with_to_frame_or_a_number(case):
     else:
         assert _fields(result) or isinstance(result, (str, dict, frozenset, pd.DataFrame)), \
             f"{case}: returned {type(result).__name__}"
+
+
+# ------------------------------------------------------------------------------ the known defects
+def test_population_beyond_the_documented_maximum_is_named():
+    """mva(d, 10**30) once returned throughput 0 (int64 overflow); now the bound is named."""
+    from zmodel.conventions import MAX_INTEGER
+    from zmodel.queueing import mva
+
+    with pytest.raises(ValueError, match=rf"^population must be an integer <= {MAX_INTEGER} \(2\*\*53"):
+        mva([0.01, 0.02], 10 ** 30)
+
+
+@pytest.mark.parametrize("bad", [True, "5"])
+def test_flags_and_text_are_not_counts(bad):
+    from zmodel.queueing import mmc, mva
+
+    with pytest.raises(ValueError, match=r"^population must be an integer"):
+        mva([0.01, 0.02], bad)
+    with pytest.raises(ValueError, match=r"^servers must be"):
+        mmc(1.0, 0.1, bad)
+
+
+def test_huge_cpu_count_gets_the_rule_not_a_bogus_bound():
+    """`cpus = 9223372036854775807` once said "got 9.22e+18 > -9.22e+18"."""
+    from zmodel.kernel.scenario import Scenario
+
+    mapping = {"hardware": {"processor": "z990", "cpus": 9223372036854775807},
+               "kernel": {"version": "2.6.10"}, "workload": {"kind": "web"}}
+    with pytest.raises(ValueError, match=r"^hardware\.cpus must be an integer <= 9007199254740992 .*"
+                                         r"got 9223372036854775807$"):
+        Scenario.from_dict(mapping)
+
+
+def test_mmck_far_beyond_capacity():
+    """mmck(1e20, 1, 4, 1000) once gave utilization 0 and a NaN waiting probability.
+
+    Hand computation: with A = 1e20 >> c = 4 the station is full with probability
+    1 - O(c/A), so X = (c/S)(1 - O(4e-20)) = 4/s, U = 1, every admitted job waits (P_wait = 1)
+    and Q = K = 1000 up to O(c/A).
+    """
+    from zmodel.queueing import mmck
+
+    r = mmck(1e20, 1.0, 4, 1000)
+    assert r.throughput == pytest.approx(4.0, rel=1e-9)
+    assert r.utilization == pytest.approx(1.0, rel=1e-9) and r.utilization <= 1.0
+    assert r.waiting_probability == pytest.approx(1.0, rel=1e-9)
+    assert r.queue_length == pytest.approx(1000.0, rel=1e-9)
+
+
+def test_mixed_network_saturated_open_class_follows_the_policy():
+    """An open class offered twice its bottleneck's capacity once reported utilization 2.0.
+
+    Hand computation: lambda = 100/s, D = (0.01, 0.02) s: the second station saturates
+    (U = 2); the class carries 1/0.02 = 50/s, so U = (0.5, 1.0).
+    """
+    from zmodel.queueing import mixed_network
+
+    with pytest.warns(SaturationWarning):
+        r = mixed_network([100.0], [[0.01, 0.02]], [[0.02, 0.01]], [3])
+    assert r.throughput[0] == pytest.approx(50.0, rel=1e-12)
+    np.testing.assert_allclose(r.utilization[0], [0.5, 1.0], rtol=1e-12)
+
+
+def test_storage_open_load_takes_a_batch_of_sizes():
+    """open_load(size=[4096, 65536]) once failed with numpy's "truth value is ambiguous"."""
+    from contract_registry import server
+
+    s = server()
+    batch = s.open_load(500.0, "random_read", [4096.0, 65536.0], hit_ratio=0.5)
+    for i, size in enumerate([4096.0, 65536.0]):
+        one = s.open_load(500.0, "random_read", size, hit_ratio=0.5)
+        assert batch.response_time[i] == pytest.approx(one.response_time, rel=1e-12)
+
+
+def test_scenario_keeps_the_catalog_name_it_was_given():
+    """A scenario with channel = "FCP-4G" once came back labelled FICON-4G (same numbers)."""
+    from zmodel.kernel.scenario import Scenario
+
+    s = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 4, "storage_server": "ESS-800",
+                                         "channel": "fcp-4g"},
+                            "kernel": {"version": "2.6.10"}, "workload": {"kind": "oltp"}})
+    assert s.hardware.channel == "FCP-4G"

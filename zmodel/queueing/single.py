@@ -318,18 +318,26 @@ def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
     idle = lam == 0
     a = np.where(idle, 1.0, lam * s)
     m = k - c
-    b, logb = _erlang_b_log(c, a)
+    # log sum_{n<c} p_n / p_c = log(1/B(c, A) - 1) = log(c/A) - log B(c-1, A) (the recurrence
+    # 1/B(c) = 1 + (c/A)/B(c-1)): no cancellation when B(c, A) is within rounding of 1
+    _, logb_below = _erlang_b_log(c - 1.0, a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_lower = np.log1p(-b) - logb          # log sum_{n<c} p_n / p_c
+        log_lower = np.log(c / a) - np.where(c > 1, logb_below, 0.0)
         log_rho = np.log(a / c)
         log_upper = _log_geometric_sum(log_rho, m)   # log sum_{n=c}^{K} p_n / p_c
-        p_upper = 1.0 / (1.0 + np.exp(log_lower - log_upper))   # P(n >= c)
+        log_p_upper = -np.logaddexp(0.0, log_lower - log_upper)     # log P(n >= c)
+        log_p_below = -np.logaddexp(0.0, log_upper - log_lower)     # log P(n < c)
+        # log(1 - share of state K in the upper block) = log S_{m-1} - log S_m (-inf when K = c)
+        log_not_last = np.where(m > 0, _log_geometric_sum(log_rho, np.maximum(m - 1, 0)) - log_upper, -np.inf)
+        log_not_full = np.logaddexp(log_p_below, log_p_upper + log_not_last)   # log(1 - P_K)
+        p_upper = np.exp(log_p_upper)
         p_full = p_upper * np.exp(_log_last_share(log_rho, m))
         mean_excess = _bose_f(-log_rho) - (m + 1) * _bose_f(-(m + 1) * log_rho)
         queue_waiting = p_upper * mean_excess
-        x = lam * (1.0 - p_full)
+        # X <= c / S exactly; the clamp removes rounding of the huge logs when rho >> 1
+        x = np.minimum(lam * np.exp(log_not_full), c / s)
         busy = x * s
-        wait_prob = (p_upper - p_full) / (1.0 - p_full)
+        wait_prob = np.exp(log_p_upper + log_not_last - log_not_full)
         waiting_time = np.where(idle, 0.0, queue_waiting / np.where(idle, 1.0, x))
     zero = np.zeros_like(a)
     metrics = {
