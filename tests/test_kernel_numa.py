@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zmodel.units import GiB as GIB
 from zmodel.kernel.numa import (
-    GIB,
     AltixTopology,
     NumaLatency,
     PioCosts,

@@ -5,6 +5,32 @@ inputs and shapes its outputs here, so that a bad value gets the same message wh
 it is given and a result has the same form whichever model computed it. This module
 sits below :mod:`zmodel.queueing` and imports no other zmodel module.
 
+Glossary (one meaning per name in every layer)
+----------------------------------------------
+=====================  ==================================================================
+``utilization``        per server, 0..1 [1]
+``response_time``      time in the system or network, think time excluded [s]
+``waiting_time``       time queued before service starts, service excluded [s]
+``queue_length``       mean number at the station, waiting plus in service [1]
+``throughput``         completions per second [1/s]
+``service_time``       one service of one job at one server [s]
+``service_demand``     total service per visit-weighted job at a station, D = V S [s]
+``think_time``         delay between a job's completion and its next request [s]
+``hold_time``          time a lock (or other serialising resource) is held per acquisition [s]
+``population``         number of jobs in a closed class [1]; a component names it after
+                       what circulates (``threads``, ``connections``, ``sessions``,
+                       ``processes``, ``clients``) and documents it as the population
+``servers``            1 = single server, integer k > 1 = k servers, ``math.inf`` = delay
+``paths``              channel paths (CHPIDs) a device is reached over [1]
+``request_size``       bytes moved by one request (``size`` and ``block_size`` in the
+                       storage and channel components, the same quantity) [B]
+``arrival_rate``       offered requests per second of an open workload [1/s]
+=====================  ==================================================================
+
+Units: SI inside every formula. Bytes are written ``[B]`` (never ``[bytes]``), byte
+rates ``[B/s]``, signalling rates ``[bit/s]``, dimensionless quantities ``[1]``; binary and
+decimal byte multiples come from :mod:`zmodel.units`.
+
 Checks
 ------
 Each check raises :class:`ValueError` whose message names the parameter and the rule,
@@ -24,6 +50,7 @@ so that a scenario file's key is named: ``"hardware.cpus must be ..."``.
 :func:`as_int_array`   an array of whole numbers
 :func:`as_probability` an array of numbers in [0, 1]
 :func:`as_servers`     the ``servers`` convention (integer >= 1 or ``math.inf``)
+:func:`check_fields`   every field of a frozen parameter dataclass, by the rules above
 =====================  ====================================================
 
 Outputs
@@ -67,6 +94,7 @@ __all__ = [
     "as_probability",
     "as_scalar",
     "as_servers",
+    "check_fields",
     "finish",
     "key_path",
     "quiet_saturation",
@@ -157,6 +185,16 @@ def _to_float_array(name: str, value) -> np.ndarray:
     return np.asarray(raw, dtype=float)
 
 
+def _one_number(name: str, value, what: str) -> float:
+    """``value`` as one float; booleans, text and non-numbers refused as ``what``."""
+    if _is_text_or_flag(value):
+        raise ValueError(f"{_label(name)} must be {what}, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{_label(name)} must be {what}, got {value!r}") from None
+
+
 def _not_numeric(name, value):
     raise ValueError(f"{_label(name)} must be numeric, got {value!r}")
 
@@ -218,12 +256,7 @@ def as_scalar(name: str, value, *, positive: bool = False, allow_inf: bool = Fal
     ...
     ValueError: think_time must be a number, got True
     """
-    if _is_text_or_flag(value):
-        raise ValueError(f"{_label(name)} must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{_label(name)} must be a number, got {value!r}") from None
+    v = _one_number(name, value, "a number")
     if positive:
         if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
             raise ValueError(f"{_label(name)} must be positive{'' if allow_inf else ' and finite'}, got {value!r}")
@@ -287,12 +320,7 @@ def as_fraction(name: str, value, *, positive: bool = False) -> float:
     ValueError: hit_ratio must be in [0, 1], got 1.5
     """
     rule = "(0, 1]" if positive else "[0, 1]"
-    if _is_text_or_flag(value):
-        raise ValueError(f"{_label(name)} must be a number in {rule}, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{_label(name)} must be a number in {rule}, got {value!r}") from None
+    v = _one_number(name, value, f"a number in {rule}")
     if not (0 <= v <= 1) or (positive and v == 0):
         raise ValueError(f"{_label(name)} must be in {rule}, got {value!r}")
     return v
@@ -382,6 +410,42 @@ def as_servers(value, stations: int, name: str = "servers") -> np.ndarray:
         raise ValueError(f"{_label(name)} must be an integer <= {MAX_INTEGER} (2**53, the largest count "
                          f"represented exactly) or math.inf, {_describe(arr, bad)}")
     return arr
+
+
+def check_fields(obj, *, counts=None, fractions=(), flags=(), skip=(), positive: bool = False) -> None:
+    """Check and normalise every field of a frozen parameter dataclass in place.
+
+    ``counts`` maps a field to its minimum (:func:`as_count`), ``fractions`` are in
+    [0, 1] (:func:`as_fraction`), ``flags`` are booleans (:func:`as_flag`); every other
+    field annotated ``float`` or holding a number is :func:`as_scalar` (positive with
+    ``positive``). Fields in ``skip`` (components, text) are left alone.
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Costs:
+    ...     hold_time: float = 1e-6
+    ...     def __post_init__(self):
+    ...         check_fields(self)
+    >>> Costs(hold_time=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: hold_time must be non-negative and finite, got -1
+    """
+    counts = counts or {}
+    for f in dataclasses.fields(obj):
+        name, value = f.name, getattr(obj, f.name)
+        if name in skip:
+            continue
+        if name in flags:
+            value = as_flag(name, value)
+        elif name in counts:
+            value = as_count(name, value, counts[name])
+        elif name in fractions:
+            value = as_fraction(name, value)
+        elif f.type in ("float", float) or isinstance(value, (numbers.Real, np.floating)):
+            value = as_scalar(name, value, positive=positive)
+        else:
+            continue
+        object.__setattr__(obj, name, value)
 
 
 def is_delay(servers: np.ndarray) -> np.ndarray:

@@ -551,7 +551,7 @@ class ChannelSubsystem:
         out = dict(iosq_time=iosq, pending_time=pending, disconnect_time=disc + 0.0, connect_time=connect,
                    response_time=total, channel_utilization=np.asarray(ch.utilization),
                    link_utilization=link_util, device_utilization=dev_util, throughput=throughput)
-        return IOResponse(**{n: v for n, v in out.items()})
+        return IOResponse(**out)
 
     @vectorized
     def throughput(self, population, block_size, read_fraction=1.0, disconnect_time=0.0,
@@ -601,4 +601,4 @@ class ChannelSubsystem:
         link_util = util[..., 0] * 0.0 if self.link.circuit_switched else np.maximum(util[..., 1], util[..., 2])
         out = dict(throughput=x, data_rate=x * np.broadcast_to(b, shape), response_time=np.asarray(r.response_time),
                    channel_utilization=util[..., 0], link_utilization=link_util)
-        return ClosedIOResult(**{name: v for name, v in out.items()})
+        return ClosedIOResult(**out)

@@ -113,7 +113,7 @@ class CipherCost:
 
     @vectorized
     def rate(self, cpus: int = 1) -> float:
-        """Bulk encryption rate of ``cpus`` CPUs doing nothing else [bytes/s]."""
+        """Bulk encryption rate of ``cpus`` CPUs doing nothing else [B/s]."""
         c = as_count("cpus", cpus)
         return math.inf if self.cpu_per_byte == 0 else c / self.cpu_per_byte
 
@@ -137,7 +137,7 @@ class SSLResult(Result):
     cpu_busy : float or ndarray
         CPU resources in use, ``throughput x cpu_per_transaction`` (CPUs' worth) [1].
     byte_rate : float or ndarray
-        Payload bytes per second [bytes/s].
+        Payload bytes per second [B/s].
     """
 
     throughput: Any
@@ -247,7 +247,7 @@ class SSLServer:
         connections : int or array_like of int
             Concurrent client connections N >= 0 [1].
         payload_bytes : float
-            Payload bytes per transaction [bytes].
+            Payload bytes per transaction [B].
         handshakes : float
             Full handshakes per transaction (1: a new session each time; 0: bulk only) [1].
         think_time : float or array_like

@@ -38,6 +38,7 @@ import numpy as np
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized
+from zmodel.units import KiB, MiB
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",
@@ -56,10 +57,10 @@ __all__ = [
 
 #: bytes an Ethernet frame adds on the wire to an IP datagram: preamble + SFD 8,
 #: MAC header 14, FCS 4, inter-frame gap 12 (IEEE 802.3-2005, clause 3.1.1 frame
-#: format and clause 4.4.2 interFrameGap of 96 bit times) [bytes]
+#: format and clause 4.4.2 interFrameGap of 96 bit times) [B]
 ETHERNET_FRAME_OVERHEAD = 38.0
 #: IPv4 header 20 (RFC 791 §3.1) + TCP header 20 (RFC 793 §3.1) + timestamp option
-#: 12 (RFC 1323 §3.2, on by default in Linux) [bytes]
+#: 12 (RFC 1323 §3.2, on by default in Linux) [B]
 TCPIP_HEADER_SIZE = 52.0
 #: packets to open and close one TCP connection: SYN, SYN-ACK, ACK, FIN, ACK, FIN,
 #: ACK (RFC 793 §3.4 and §3.5); the client sends 4 of them, the server 3 [1]
@@ -79,9 +80,9 @@ def segments(size, mss):
     Parameters
     ----------
     size : float or array_like
-        Message size, >= 0 [bytes].
+        Message size, >= 0 [B].
     mss : float
-        Maximum segment size (MTU minus TCP/IP headers), positive [bytes].
+        Maximum segment size (MTU minus TCP/IP headers), positive [B].
 
     Returns
     -------
@@ -115,12 +116,12 @@ def protocol_efficiency(mtu, header_size=TCPIP_HEADER_SIZE, frame_overhead=ETHER
     Parameters
     ----------
     mtu : float or array_like
-        Maximum transmission unit, the largest IP datagram, > ``header_size`` [bytes].
+        Maximum transmission unit, the largest IP datagram, > ``header_size`` [B].
     header_size : float
-        IP + TCP header bytes per segment [bytes].
+        IP + TCP header bytes per segment [B].
     frame_overhead : float
         Link-layer bytes per frame on the wire (38 for Ethernet, 0 for HiperSockets)
-        [bytes].
+        [B].
 
     Returns
     -------
@@ -164,11 +165,11 @@ class NetworkAdapter:
     link_rate : float
         Wire rate (for HiperSockets: the memory-move rate of the sending CPU) [bit/s].
     mtu : float
-        Maximum transmission unit in use, > TCP/IP header size [bytes].
+        Maximum transmission unit in use, > TCP/IP header size [B].
     per_packet_time : float
         Adapter processing time per packet crossing it (firmware, QDIO queues), >= 0 [s].
     frame_overhead : float
-        Link-layer bytes per frame on the wire (Ethernet 38, HiperSockets 0) [bytes].
+        Link-layer bytes per frame on the wire (Ethernet 38, HiperSockets 0) [B].
     host_transfer : bool
         True when the data move is done by the sending CPU (HiperSockets), so the
         transfer time is CPU time, not adapter time.
@@ -198,7 +199,7 @@ class NetworkAdapter:
 
     @property
     def mss(self) -> float:
-        """Maximum segment size MTU - TCP/IP headers [bytes]."""
+        """Maximum segment size MTU - TCP/IP headers [B]."""
         return self.mtu - TCPIP_HEADER_SIZE
 
     @vectorized
@@ -278,7 +279,7 @@ class Workload:
     name : str
         e.g. ``"rr200x1000"``.
     request_size, response_size : float
-        Bytes sent by the client and by the server per transaction [bytes].
+        Bytes sent by the client and by the server per transaction [B].
     connect : bool
         True for connect-request-response (``crr``): a new TCP connection per
         transaction.
@@ -303,7 +304,7 @@ class Workload:
 
     @property
     def data_size(self) -> float:
-        """Bytes moved per transaction, both directions [bytes]."""
+        """Bytes moved per transaction, both directions [B]."""
         return self.request_size + self.response_size
 
 
@@ -313,9 +314,9 @@ class Workload:
 AWM_WORKLOADS = {
     "rr1x1": Workload("rr1x1", 1, 1),
     "rr200x1000": Workload("rr200x1000", 200, 1000),
-    "crr64x8k": Workload("crr64x8k", 64, 8 * 1024, connect=True),
-    "rr200x32k": Workload("rr200x32k", 200, 32 * 1024),
-    "stream20m": Workload("stream20m", 20 * 1024 * 1024, 0, streaming=True),
+    "crr64x8k": Workload("crr64x8k", 64, 8 * KiB, connect=True),
+    "rr200x32k": Workload("rr200x32k", 200, 32 * KiB),
+    "stream20m": Workload("stream20m", 20 * MiB, 0, streaming=True),
 }
 
 
@@ -358,15 +359,15 @@ class StreamingResult(Result):
     Attributes
     ----------
     throughput : float or ndarray
-        Payload bytes per second with the given window [bytes/s].
+        Payload bytes per second with the given window [B/s].
     link_limit : float
-        Link rate x protocol efficiency (inf for host-transfer links) [bytes/s].
+        Link rate x protocol efficiency (inf for host-transfer links) [B/s].
     cpu_limit : float
-        Payload rate the busier CPU can sustain [bytes/s].
+        Payload rate the busier CPU can sustain [B/s].
     adapter_limit : float
-        Payload rate the busier adapter can sustain (link included) [bytes/s].
+        Payload rate the busier adapter can sustain (link included) [B/s].
     capacity : float
-        Smallest station capacity: the throughput of an unlimited window [bytes/s].
+        Smallest station capacity: the throughput of an unlimited window [B/s].
     utilization : ndarray
         Utilization per server of each station, batch + (7,) [1].
     bottleneck : str
@@ -547,7 +548,7 @@ class NetworkPath:
         return np.array([cpu_s, adapter, link_out, link_back, adapter, cpu_r, 0.0])
 
     @vectorized
-    def streaming(self, sessions=1, window=64 * 1024) -> StreamingResult:
+    def streaming(self, sessions=1, window=64 * KiB) -> StreamingResult:
         """Throughput of ``sessions`` bulk transfers with ``window`` bytes in flight each.
 
         Parameters
@@ -557,7 +558,7 @@ class NetworkPath:
             serialised (one CPU per side per stream), so the CPU stations get
             ``min(cpus, sessions)`` servers [1].
         window : float or array_like
-            TCP window (bytes in flight) per stream, >= one segment [bytes].
+            TCP window (bytes in flight) per stream, >= one segment [B].
 
         Returns
         -------
@@ -582,5 +583,5 @@ class NetworkPath:
 
     @vectorized
     def streaming_capacity(self, sessions=1) -> float:
-        """Throughput of an unlimited window: the smallest station capacity [bytes/s]."""
+        """Throughput of an unlimited window: the smallest station capacity [B/s]."""
         return self.streaming(sessions, window=self.adapter.mss).capacity

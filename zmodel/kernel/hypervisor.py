@@ -80,15 +80,11 @@ DEFAULT_SPIN_ITERATION = 20e-9     # one try of the spin loop (load, compare, br
 DEFAULT_DIAGNOSE_COST = 10e-6      # one DIAG 44 / DIAG 9C intercept, round trip [s]
 
 
-class _SeriesAware(Result):
-    """Result whose fields may be pandas Series (a Series came in); the base frames on its index."""
-
-
 # =====================================================================================
 # 1. PR/SM: weight-based dispatch of shared logical CPUs
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class LparDispatchResult(_SeriesAware):
+class LparDispatchResult(Result):
     """Capacity of LPARs sharing physical CPUs by PR/SM weights.
 
     Attributes
@@ -268,7 +264,7 @@ def lpar_dispatch(physical_cpus, weights, logical_cpus, demand, capped=False) ->
 # 2. z/VM: timer ticks of idle guests vs the idle-tick patch
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class IdleTickResult(_SeriesAware):
+class IdleTickResult(Result):
     """CPU consumed by idle z/VM guests' timer ticks.
 
     Attributes
@@ -405,14 +401,14 @@ def idle_guest_overhead(guests, hz=100, *, idle_tick_patch=False, cost_per_tick=
     out = dict(tick_rate=tick_rate, cpu_overhead=overhead, offered_load=load,
                utilization=np.minimum(load, 1.0), saturation_guests=n_sat, idle_interval=interval,
                recognized_idle=(interval > t_idle).astype(float))
-    return IdleTickResult(**{k: val for k, val in out.items()})
+    return IdleTickResult(**out)
 
 
 # =====================================================================================
 # 3. Spinlocks on overcommitted virtual CPUs: DIAG 44 vs spin_retry + DIAG 9C
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class HolderPreemptionResult(_SeriesAware):
+class HolderPreemptionResult(Result):
     """Lock-holder preemption on overcommitted virtual CPUs.
 
     Attributes
@@ -527,7 +523,7 @@ def holder_preemption(overcommit, hold_time, time_slice=DEFAULT_TIME_SLICE) -> H
     out = dict(stretch=g, steal_fraction=1.0 - 1.0 / g, descheduled_time=D,
                preemption_probability=(EH - h) / EH, effective_hold_time=EH,
                hold_time_second_moment=EH2, residual_hold_time=EH2 / (2.0 * EH))
-    return HolderPreemptionResult(**{k: v for k, v in out.items()})
+    return HolderPreemptionResult(**out)
 
 
 #: the waiting strategies of :func:`spinlock_yield`
@@ -535,7 +531,7 @@ SPINLOCK_STRATEGIES = ("spin", "diag44", "spin_retry_diag44", "spin_retry_diag9c
 
 
 @dataclasses.dataclass(frozen=True)
-class SpinlockYieldResult(_SeriesAware):
+class SpinlockYieldResult(Result):
     """One contended spinlock acquisition under a waiting strategy.
 
     Attributes
@@ -701,14 +697,14 @@ def spinlock_yield(overcommit, hold_time, strategy="spin_retry_diag9c", *, time_
         wasted_cpu=(1 - p) * (ca + c * ka) + p * (cb + c * kb),
         diagnoses=(1 - p) * ka + p * kb,
     )
-    return SpinlockYieldResult(**{k: v for k, v in out.items()}, strategy=strategy)
+    return SpinlockYieldResult(**out, strategy=strategy)
 
 
 # =====================================================================================
 # 4. Virtual CPU time accounting: the CPU lines of `top`, steal time
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class CpuAccountingResult(_SeriesAware):
+class CpuAccountingResult(Result):
     """Per-virtual-CPU time breakdown as ``top`` shows it (percent of wall time).
 
     Attributes
@@ -829,7 +825,7 @@ def guest_cpu_accounting(runnable, capacity, *, iowait=0.0, user=1.0, nice=0.0, 
 
 
 @dataclasses.dataclass(frozen=True)
-class DispatchStealResult(_SeriesAware):
+class DispatchStealResult(Result):
     """Finite-source (machine-repairman) view of virtual CPUs on physical CPUs.
 
     Attributes
@@ -915,4 +911,4 @@ def vcpu_dispatch_steal(virtual_cpus, physical_cpus, dedicated_busy, burst_time=
         idle = np.where(N > 0, 1.0 - np.asarray(res.queue_length) / np.where(N > 0, N, 1.0), 1.0)
     out = dict(busy_fraction=busy, steal_fraction=steal, idle_fraction=idle,
                physical_utilization=np.asarray(res.utilization, dtype=float))
-    return DispatchStealResult(**{k: v for k, v in out.items()})
+    return DispatchStealResult(**out)

@@ -52,6 +52,7 @@ from zmodel.queueing._result import Result
 from zmodel.conventions import (
     as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
 )
+from zmodel.units import MiB
 
 __all__ = [
     "SCHEDULERS",
@@ -1009,7 +1010,7 @@ class RecoveryResult(Result):
 
 
 @vectorized
-def recovery_time(fs: FileSystem, fs_size, *, journal_size=32 * 2.0 ** 20, metadata_fraction=0.02,
+def recovery_time(fs: FileSystem, fs_size, *, journal_size=32 * MiB, metadata_fraction=0.02,
                   read_rate=20e6, mount_time=1.0) -> RecoveryResult:
     r"""Time to recover a file system after a crash: full check (ext2) or journal replay.
 

@@ -44,7 +44,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized, check_fields
 
 __all__ = [
     "KERNELS",
@@ -71,11 +71,6 @@ def _check_kernel(kernel: str) -> str:
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
     return kernel
-
-
-@dataclasses.dataclass(frozen=True)
-class _SeriesResult(Result):
-    """Result whose fields may be pandas Series (a Series came in); the base frames on its index."""
 
 
 # --------------------------------------------------------------------------- costs
@@ -145,8 +140,7 @@ class InstructionCosts:
     purge_per_cpu: float = 0.1e-6
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, as_scalar(f.name, getattr(self, f.name)))
+        check_fields(self)
 
     @vectorized
     def purge_stall(self, cpus):
@@ -161,7 +155,7 @@ class InstructionCosts:
 
 # --------------------------------------------------------------------------- counts
 @dataclasses.dataclass(frozen=True)
-class OperationCounts(_SeriesResult):
+class OperationCounts(Result):
     """Memory-management operations per page event (see :func:`operation_counts`).
 
     Attributes
@@ -270,7 +264,7 @@ def operation_counts(kernel: str, mappings=1, searched_ptes=0) -> OperationCount
 
 # --------------------------------------------------------------------------- overhead
 @dataclasses.dataclass(frozen=True)
-class MemoryOverheadResult(_SeriesResult):
+class MemoryOverheadResult(Result):
     """Memory-management time per page event (see :func:`mm_overhead`).
 
     Attributes
@@ -380,7 +374,7 @@ def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
 
 # --------------------------------------------------------------------------- dbench
 @dataclasses.dataclass(frozen=True)
-class MemoryThroughputResult(_SeriesResult):
+class MemoryThroughputResult(Result):
     """Memory transfer rate of :class:`DbenchMemoryModel` vs processors.
 
     Attributes
@@ -388,7 +382,7 @@ class MemoryThroughputResult(_SeriesResult):
     cpus : float or ndarray
         Processors N [1].
     throughput : float or ndarray
-        Memory transfer rate [bytes/s].
+        Memory transfer rate [B/s].
     page_rate : float or ndarray
         Page events completed per second [1/s].
     cpu_demand : float or ndarray
@@ -434,7 +428,7 @@ class DbenchMemoryModel:
         Time per page inside globally serialised sections (global spinlocks, e.g. the
         2.4 page-cache and LRU locks), default 0 [s].
     page_size : float
-        Bytes transferred per page event [bytes].
+        Bytes transferred per page event [B].
     mappings : int
         PTEs per page whose state the kernel changes, m >= 1 [1].
     searched_ptes : int
@@ -551,7 +545,7 @@ class DbenchMemoryModel:
 
 # --------------------------------------------------------------------------- page tables
 @dataclasses.dataclass(frozen=True)
-class PageTableMemoryResult(_SeriesResult):
+class PageTableMemoryResult(Result):
     """Page-table memory of processes sharing one buffer (see :func:`page_table_memory`).
 
     Attributes
@@ -559,9 +553,9 @@ class PageTableMemoryResult(_SeriesResult):
     entries_per_process : float or ndarray
         Page-table entries each process needs, ceil(buffer / page) [1].
     bytes_per_process : float or ndarray
-        Page-table memory per process, rounded up to whole table pages [bytes].
+        Page-table memory per process, rounded up to whole table pages [B].
     total_bytes : float or ndarray
-        ``processes * bytes_per_process`` [bytes].
+        ``processes * bytes_per_process`` [B].
     """
 
     entries_per_process: float | np.ndarray
@@ -579,18 +573,18 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
     Parameters
     ----------
     buffer_size : float or array_like
-        Bytes of the shared buffer each process maps [bytes].
+        Bytes of the shared buffer each process maps [B].
     processes : int or array_like
         Processes mapping it; each has its own page table [1].
     page_size : float or array_like
         Page size: 4 KiB, or a large page (2 MiB / 4 MiB on Pentium, 1 MiB segments on
-        System z) [bytes].
+        System z) [B].
     entry_size : float or array_like
         Bytes per page-table entry: 4 on 32-bit x86 (the OSDL example), 8 on 64-bit
-        [bytes].
+        [B].
     table_size : float, optional
         Page-table allocation granule; each process's table is rounded up to a whole
-        number of these. ``None`` = no rounding [bytes].
+        number of these. ``None`` = no rounding [B].
 
     Returns
     -------
@@ -639,7 +633,7 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
 
 # --------------------------------------------------------------------------- sysfs
 @dataclasses.dataclass(frozen=True)
-class SysfsMemoryResult(_SeriesResult):
+class SysfsMemoryResult(Result):
     """Kernel memory held by sysfs (see :func:`sysfs_memory`).
 
     Attributes
@@ -647,7 +641,7 @@ class SysfsMemoryResult(_SeriesResult):
     files : float or ndarray
         sysfs files (attributes and directories) [1].
     pinned_bytes : float or ndarray
-        Memory held by sysfs [bytes].
+        Memory held by sysfs [B].
     backing_store : bool
     """
 
@@ -671,12 +665,12 @@ def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
         sysfs files (attributes, directories, links) per device [1].
     bytes_per_file : float or array_like
         Memory pinned per sysfs file without the backing store: inode, dentry and the
-        sysfs structures [bytes].
+        sysfs structures [B].
     backing_store : bool
         ``True`` with the sysfs backing-store patch (2.6.10): inodes and dentries are
         discarded and re-created on access.
     retained_bytes_per_file : float or array_like
-        Memory kept per file with the backing store (the backing description) [bytes].
+        Memory kept per file with the backing store (the backing description) [B].
     active_fraction : float or array_like
         Share of files whose inode and dentry are instantiated at any time with the
         backing store, in [0, 1] [1].

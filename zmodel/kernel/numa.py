@@ -41,10 +41,12 @@ import numpy as np
 
 from zmodel.queueing import mm1, mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized
+from zmodel.conventions import (
+    as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized, check_fields,
+)
+from zmodel.units import GiB
 
 __all__ = [
-    "GIB",
     "AltixTopology",
     "NumaLatency",
     "LatencyRangeResult",
@@ -64,7 +66,6 @@ __all__ = [
     "hugetlb_zeroing",
 ]
 
-GIB = 2.0 ** 30
 _SEED = "003_b2fdde8a1106fead.txt"
 
 
@@ -92,7 +93,7 @@ class AltixTopology:
     second_layer_cpus : int
         Smallest system with the second router layer: "128 or more processors" [1].
     memory_per_node : float
-        Local memory of each node [bytes].
+        Local memory of each node [B].
 
     Notes
     -----
@@ -120,8 +121,8 @@ class AltixTopology:
     --------
     The paper's example: 512 CPUs and 512 GB give 2 GB per node, less than 0.4 % local.
 
-    >>> t = AltixTopology(cpus=512, memory_per_node=2 * GIB)
-    >>> t.nodes, t.total_memory / GIB, round(100 * t.local_memory_fraction, 4)
+    >>> t = AltixTopology(cpus=512, memory_per_node=2 * GiB)
+    >>> t.nodes, t.total_memory / GiB, round(100 * t.local_memory_fraction, 4)
     (256, 512.0, 0.3906)
     >>> t.routers_between(0, [0, 1, 2, 15, 16, 255]).tolist()
     [-1, 0, 1, 1, 3, 3]
@@ -133,7 +134,7 @@ class AltixTopology:
     direct_max_cpus: int = 16
     subgroup_cpus: int = 32
     second_layer_cpus: int = 128
-    memory_per_node: float = 2 * GIB
+    memory_per_node: float = 2 * GiB
 
     def __post_init__(self):
         for name in ("cpus", "cpus_per_node", "nodes_per_brick", "direct_max_cpus", "subgroup_cpus",
@@ -158,7 +159,7 @@ class AltixTopology:
 
     @property
     def total_memory(self) -> float:
-        """Memory of the whole system [bytes]."""
+        """Memory of the whole system [B]."""
         return self.nodes * self.memory_per_node
 
     @property
@@ -348,7 +349,7 @@ def latency_ratio_range(cpus, latency: NumaLatency | None = None,
         out["mean_remote_ratio"][sel] = remote.mean()
         out["mean_ratio"][sel] = r.mean()
         out["max_routers"][sel] = t.max_routers
-    return LatencyRangeResult(**{k: v for k, v in out.items()})
+    return LatencyRangeResult(**out)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -509,7 +510,7 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
     Parameters
     ----------
     file_bytes : float or array_like
-        Size of the file read through the page cache [bytes].
+        Size of the file read through the page cache [B].
     cpus : int or array_like of int
         System size; the reader runs on node 0 [1].
     policy : {"round_robin", "local"}
@@ -518,11 +519,11 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
         *k* mod *n* (Linux for Altix ``alloc_pages_round_robin()``).
     node_free_bytes : float, optional
         Free memory per node available to the page cache; default the topology's
-        ``memory_per_node`` [bytes].
+        ``memory_per_node`` [B].
     page_size : float
-        Page size; Linux for Altix on ia64 uses 16 KiB pages (not printed in the seed) [bytes].
+        Page size; Linux for Altix on ia64 uses 16 KiB pages (not printed in the seed) [B].
     slab_bytes_per_page : float
-        Slab memory (buffer heads) allocated per page-cache page [bytes].
+        Slab memory (buffer heads) allocated per page-cache page [B].
     slab_policy : {"local", "round_robin"}
         Where slab pages go: the reader's node (2.4.21 before the fix) or spread
         (``GFP_ROUND_ROBIN`` passed by ``kmem_cache_grow()``).
@@ -650,8 +651,7 @@ class PioCosts:
     chipset_read: float = 399e-9
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, as_scalar(f.name, getattr(self, f.name), positive=True))
+        check_fields(self, positive=True)
 
     @property
     def normal_read(self) -> float:
@@ -857,7 +857,7 @@ class ZeroingResult(Result):
     time : float, ndarray or Series
         Elapsed time to zero the region [s].
     bandwidth : float, ndarray or Series
-        Aggregate zeroing rate [bytes/s].
+        Aggregate zeroing rate [B/s].
     speedup : float, ndarray or Series
         Time with one CPU over this time [1].
     mean_ratio : float, ndarray or Series
@@ -907,18 +907,18 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
         CPUs faulting and zeroing in parallel, spread one per node (1 = the 2.4.21
         ``hugetlb_prefault()`` path, one thread zeroing everything) [1].
     region_bytes : float
-        Size of the region zeroed [bytes].
+        Size of the region zeroed [B].
     pool_bytes : float, optional
         Huge-page pool, spread evenly over the nodes at boot; default ``region_bytes``
-        (all available huge pages are touched) [bytes].
+        (all available huge pages are touched) [B].
     system_cpus : int
         Size of the Altix [1].
     outstanding : int
         Cache-line writes each CPU keeps in flight (memory-level parallelism) [1].
     line_size : float
-        Cache line written per memory transaction; Itanium 2 L2/L3 lines are 128 bytes [bytes].
+        Cache line written per memory transaction; Itanium 2 L2/L3 lines are 128 bytes [B].
     node_bandwidth : float
-        Service rate of one node's memory controller (SHUB) [bytes/s].
+        Service rate of one node's memory controller (SHUB) [B/s].
     latency : NumaLatency, optional
         Latency model.
     topology : AltixTopology, optional
@@ -961,7 +961,7 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
     the mean of ratios 1 and 1.9, two CPUs stay local, speedup 2 * 1.45.
 
     >>> lat = NumaLatency(local=100e-9)
-    >>> r = hugetlb_zeroing([1, 2], 2 * GIB, system_cpus=4, outstanding=1, node_bandwidth=1e15, latency=lat)
+    >>> r = hugetlb_zeroing([1, 2], 2 * GiB, system_cpus=4, outstanding=1, node_bandwidth=1e15, latency=lat)
     >>> r.mean_ratio.round(6).tolist(), r.speedup.round(4).tolist()
     ([1.45, 1.0], [1.0, 2.9])
     """

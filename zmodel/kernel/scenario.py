@@ -50,6 +50,7 @@ from zmodel.kernel.versions import (
     kernel_version,
 )
 from zmodel.conventions import SaturationWarning, as_count, as_fraction, as_scalar, vectorized
+from zmodel.units import GiB
 
 __all__ = [
     "KERNEL_VERSIONS",
@@ -79,14 +80,12 @@ HYPERVISOR_TYPES = ("none", "lpar", "zvm")
 OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
                   "steal", "memory_overhead", "features", "parameters")
 
-_MB = 2.0 ** 20
-_GB = 2.0 ** 30
 
 #: workload kind -> preset :class:`WorkloadProfile` fields (illustrative per-transaction
 #: activity, reference-speed CPU seconds; override any of them in ``[workload]``)
 WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
     "oltp": dict(clients=64, think_time=0.1, user_time=1.5e-3, switches=4, io_per_transaction=4, block_size=4096,
-                 read_fraction=0.7, hit_ratio=0.5, network_requests=2, shared_memory=1 * _GB, large_pages=True,
+                 read_fraction=0.7, hit_ratio=0.5, network_requests=2, shared_memory=1 * GiB, large_pages=True,
                  page_events=2, read_think_time=1e-3),
     "dbench": dict(clients=None, think_time=0.0, user_time=20e-6, page_events=1, block_size=4096),
     "file_server": dict(clients=16, think_time=0.0, user_time=0.2e-3, switches=2, io_per_transaction=1,
@@ -106,7 +105,7 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
                        network_requests=4, external_delay=5e-3),
     "decision_support": dict(clients=16, think_time=0.0, user_time=0.5e-3, switches=1, io_per_transaction=1,
                              block_size=65536, read_fraction=1.0, sequential=False, large_pages=True,
-                             shared_memory=4 * _GB, read_think_time=1e-3),
+                             shared_memory=4 * GiB, read_think_time=1e-3),
 }
 
 _SECTIONS = ("hardware", "kernel", "hypervisor", "workload", "sweep")

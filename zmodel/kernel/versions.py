@@ -54,7 +54,8 @@ import numpy as np
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_flag, as_fraction, as_scalar, vectorized
+from zmodel.conventions import as_count, as_fraction, vectorized, check_fields
+from zmodel.units import KiB, MiB
 
 __all__ = [
     "Feature",
@@ -436,21 +437,6 @@ def spinlock_strategy(features) -> str:
 # =====================================================================================
 # composition
 # =====================================================================================
-def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
-    for f in dataclasses.fields(obj):
-        name, value = f.name, getattr(obj, f.name)
-        if name in skip:
-            continue
-        if name in bools:
-            object.__setattr__(obj, name, as_flag(name, value))
-        elif name in ints:
-            object.__setattr__(obj, name, as_count(name, value, ints[name]))
-        elif name in fractions:
-            object.__setattr__(obj, name, as_fraction(name, value))
-        elif f.type in ("float", float) or isinstance(value, (int, float, np.integer, np.floating)):
-            object.__setattr__(obj, name, as_scalar(name, value))
-
-
 @dataclasses.dataclass(frozen=True)
 class KernelCosts:
     r"""CPU and device costs of the kernel paths the features change (one execution each).
@@ -541,7 +527,7 @@ class KernelCosts:
         if not isinstance(self.instruction_costs, InstructionCosts):
             raise ValueError(f"instruction_costs must be an InstructionCosts, got "
                              f"{type(self.instruction_costs).__name__}")
-        _validate_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
+        check_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -632,9 +618,9 @@ class WorkloadProfile:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        _validate_fields(self, ints={"clients": 0, "mappings": 1},
-                         fractions=("read_fraction", "hit_ratio", "runnable_fraction"),
-                         bools=("sequential", "buffered_io", "direct_io_capable", "large_pages"), skip=("name",))
+        check_fields(self, counts={"clients": 0, "mappings": 1},
+                     fractions=("read_fraction", "hit_ratio", "runnable_fraction"),
+                     flags=("sequential", "buffered_io", "direct_io_capable", "large_pages"), skip=("name",))
         if self.io_per_transaction > 0 and self.block_size <= 0:
             raise ValueError(f"block_size must be positive when there is I/O, got {self.block_size!r}")
 
@@ -695,8 +681,8 @@ class SystemConfig:
     devices: int = 1
 
     def __post_init__(self):
-        _validate_fields(self, ints={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
-                         bools=("highmem",), skip=("channel_demands", "dispatch_fraction"))
+        check_fields(self, counts={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
+                     flags=("highmem",), skip=("channel_demands", "dispatch_fraction"))
         object.__setattr__(self, "dispatch_fraction",
                            as_fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
         if self.dispatch_fraction == 0:
@@ -920,7 +906,7 @@ def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
     w = workload
     if w.shared_memory > 0 and w.clients > 0:
         large = w.large_pages and "large_pages" in f
-        page = 2.0 ** 20 if large else 4096.0
+        page = MiB if large else 4 * KiB
         total += float(page_table_memory(w.shared_memory, w.clients, page_size=page, entry_size=8).total_bytes)
         if "rmap" in f and "objrmap" not in f and not large:
             total += w.clients * math.ceil(w.shared_memory / 4096.0) * c.pte_chain_bytes
