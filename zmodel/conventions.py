@@ -164,6 +164,10 @@ def _describe(arr: np.ndarray, mask: np.ndarray) -> str:
 
 def _to_float_array(name: str, value) -> np.ndarray:
     """``value`` as a float ndarray; booleans, strings and objects are not numbers."""
+    if type(value) is float or (type(value) is int and abs(value) <= MAX_INTEGER):
+        return np.asarray(value, dtype=float)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value
     if _is_text_or_flag(value):
         raise ValueError(f"{_label(name)} must be numeric, got {value!r}")
     try:
@@ -479,6 +483,14 @@ def wrap(arr, index, name: str | None = None):
     return arr
 
 
+def _needs_finish(value, index) -> bool:
+    """True for a NumPy scalar or 0-d array (to become a float) or, with an index, a 1-d array."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fiu" and (value.ndim == 0 or (index is not None and value.ndim == 1)
+                                              or value.dtype.kind in "iu")
+    return isinstance(value, (np.floating, np.integer))
+
+
 def _is_numeric(value) -> bool:
     if isinstance(value, (bool, np.bool_, str)) or value is None:
         return False
@@ -495,9 +507,19 @@ def finish(result, index):
     Python ints and nested objects are left alone.
     """
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        changes = {f.name: wrap(v, index, f.name) for f in dataclasses.fields(result)
-                   if _is_numeric(v := getattr(result, f.name))}
-        return dataclasses.replace(result, **changes) if changes else result
+        changes = {}
+        for f in dataclasses.fields(result):
+            v = getattr(result, f.name)
+            if _needs_finish(v, index) and (w := wrap(v, index, f.name)) is not v:
+                changes[f.name] = w
+        if not changes:
+            return result
+        try:  # results are frozen dataclasses without __post_init__: set the fields in place
+            for name, w in changes.items():
+                object.__setattr__(result, name, w)
+            return result
+        except (AttributeError, TypeError):
+            return dataclasses.replace(result, **changes)
     if _is_numeric(result):
         return wrap(result, index)
     return result
