@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_probability, vectorized
+from zmodel.conventions import as_float_array, vectorized
 
 __all__ = ["DasdVolume", "DasdPrediction", "LittleCheck", "lognormal_mixture_cdf", "binned_probabilities"]
 
@@ -151,9 +151,8 @@ def binned_probabilities(cdf_at_edges) -> np.ndarray:
     >>> binned_probabilities([0.0, 0.25, 1.0]).tolist()
     [0.25, 0.75]
     """
-    f = as_probability("cdf_at_edges", cdf_at_edges)
-    if f.ndim < 1:
-        raise ValueError(f"cdf_at_edges must have at least 1 dimension(s), got shape {f.shape}")
+    # non-negative and not NaN; a mixture's CDF may exceed 1 by a rounding unit
+    f = as_float_array("cdf_at_edges", cdf_at_edges, min_ndim=1)
     return np.clip(np.diff(f), 0.0, None)
 
 
