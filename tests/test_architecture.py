@@ -7,6 +7,7 @@ policy) and ``zmodel.units`` form the bottom layer: every layer imports them, th
 import no zmodel module.
 """
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,20 @@ def test_import_zmodel_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# the private checker and wrapper copies that zmodel.conventions replaced (issue 10 part 4)
+_REPLACED = re.compile(r"^\s*def (_count|_positive_int|_positive|_probability|_nonneg|_nonneg_scalar|_fraction|"
+                       r"_get_int|_get_float|_get_bool|_integer|_scalar|_sizes|_op|_out|_wrapped|_result)\(",
+                       re.M)
+
+
+@pytest.mark.parametrize("layer,path", list(_layer_files()), ids=lambda v: str(v).rsplit("zmodel/", 1)[-1])
+def test_checks_and_wrapping_live_in_conventions(layer, path):
+    """One checker and one vectorising wrapper: no layer module grows its own copy back."""
+    if layer in ("conventions", "units"):
+        return
+    text = path.read_text(encoding="utf-8")
+    assert not _REPLACED.search(text), f"{path.name}: a private checker/wrapper; use zmodel.conventions"
+    assert "series_index(" not in text and not re.search(r"(?<![\w.])wrap\(", text), \
+        f"{path.name}: hand-threaded Series index; decorate with zmodel.conventions.vectorized"

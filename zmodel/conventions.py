@@ -193,6 +193,8 @@ def _one_number(name: str, value, what: str) -> float:
     """``value`` as one float; booleans, text and non-numbers refused as ``what``."""
     if _is_text_or_flag(value):
         raise ValueError(f"{_label(name)} must be {what}, got {value!r}")
+    if np.ndim(value) > 0:
+        raise ValueError(f"{_label(name)} must be a scalar ({what}), got shape {np.shape(value)}")
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError):
