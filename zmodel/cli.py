@@ -479,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="predict a scenario file (throughput, response time, utilizations)",
                           description="Predict a scenario: one row per sweep point with throughput [1/s], "
-                          "response_time [s], cpu/channel/disk utilization, steal, memory_overhead [B], "
+                          "response_time [s], cpu/channel/disk utilization, steal, memory_overhead [bytes], "
                           "and the kernel features and model parameters used.")
     plan.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (see examples/*.toml)")
     plan.add_argument("--format", choices=("text", "csv", "json"), default="text",
