@@ -310,3 +310,13 @@ def test_scenario_keeps_the_catalog_name_it_was_given():
                                          "channel": "fcp-4g"},
                             "kernel": {"version": "2.6.10"}, "workload": {"kind": "oltp"}})
     assert s.hardware.channel == "FCP-4G"
+
+
+def test_scenario_block_size_beyond_representable_demands_is_named():
+    """`block_size = 1e300` once said "service_demands must not be NaN" without naming the key."""
+    from zmodel.kernel.scenario import Scenario
+
+    mapping = {"hardware": {"processor": "z990", "cpus": 4, "storage_server": "ESS-800", "channel": "FICON-2G"},
+               "kernel": {"version": "2.6.10"}, "workload": {"kind": "oltp", "block_size": 1e300}}
+    with pytest.raises(ValueError, match=r"^workload\.block_size must be at most 1099511627776, got 1e\+300$"):
+        Scenario.from_dict(mapping)

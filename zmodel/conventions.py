@@ -269,7 +269,8 @@ def as_scalar(name: str, value, *, positive: bool = False, allow_inf: bool = Fal
     elif not (math.isfinite(v) and v >= 0):
         raise ValueError(f"{_label(name)} must be non-negative and finite, got {value!r}")
     if maximum is not None and v > maximum:
-        raise ValueError(f"{_label(name)} must be at most {maximum:g}, got {value!r}")
+        bound = maximum if isinstance(maximum, int) else f"{maximum:g}"
+        raise ValueError(f"{_label(name)} must be at most {bound}, got {value!r}")
     return v
 
 

@@ -50,7 +50,7 @@ from zmodel.kernel.versions import (
     kernel_version,
 )
 from zmodel.conventions import SaturationWarning, as_count, as_fraction, as_scalar, vectorized
-from zmodel.units import GiB
+from zmodel.units import GiB, TiB
 
 __all__ = [
     "KERNEL_VERSIONS",
@@ -299,7 +299,7 @@ class Workload:
     think_time : float or None
         [s]
     io_per_transaction, block_size, read_fraction, hit_ratio : float or None
-        I/O per transaction [1], bytes per I/O [B], read fraction [1], cache hit ratio [1].
+        I/O per transaction [1], bytes per I/O (at most 1 TiB) [B], read fraction [1], cache hit ratio [1].
     cpu_per_transaction : float or None
         User (non-kernel-path) CPU per transaction at z990 speed [s].
     io_rate : float or None
@@ -325,7 +325,9 @@ class Workload:
     def __post_init__(self):
         checks = dict(clients=lambda n, v: as_count(n, v), devices=lambda n, v: as_count(n, v, 0),
                       read_fraction=as_fraction, hit_ratio=as_fraction,
-                      block_size=lambda n, v: as_scalar(n, v, positive=True),
+                      # bounded so that every service demand stays a finite number (1e300 B once
+                      # surfaced as "service_demands must not be NaN"); no I/O request comes near 1 TiB
+                      block_size=lambda n, v: as_scalar(n, v, positive=True, maximum=TiB),
                       io_rate=lambda n, v: as_scalar(n, v, positive=True))
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
