@@ -56,17 +56,17 @@ True
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
-from zmodel.queueing import SaturationWarning, mm1, mmc, mva
+from zmodel.queueing import mm1, mmc, mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    SaturationWarning, as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized,
+    as_count, as_float_array, as_int_array, as_probability, as_scalar, quiet_saturation, vectorized,
 )
 
 __all__ = [
@@ -540,9 +540,8 @@ class ChannelSubsystem:
         busy = pending + disc + connect
         finite = np.isfinite(busy)
         servers = 1 + self.aliases
-        with warnings.catch_warnings():
-            if not finite.all():  # the channel already warned; the device placeholder must not
-                warnings.simplefilter("ignore", category=SaturationWarning)
+        # the channel already reported; the device queue's placeholder service time must not
+        with quiet_saturation() if not finite.all() else contextlib.nullcontext():
             dev = mmc(lam / self.devices, np.where(finite, busy, 1.0), servers=servers)
         iosq = np.where(finite, np.asarray(dev.waiting_time), np.inf) + self.path_selection_time
         dev_util = np.where(finite, np.asarray(dev.utilization), 1.0)

@@ -49,7 +49,7 @@ from zmodel.kernel.versions import (
     compose,
     kernel_version,
 )
-from zmodel.conventions import SaturationWarning, as_count, as_fraction, as_scalar, vectorized
+from zmodel.conventions import as_count, as_fraction, as_scalar, quiet_saturation, vectorized
 from zmodel.units import GiB, TiB
 
 __all__ = [
@@ -489,12 +489,7 @@ class Scenario:
         elif hv.type == "zvm":
             idle = hv.guests - hv.active_guests
             patch = "idle_tick_patch" in self.kernel.kernel.features
-            import warnings
-
-            from zmodel.queueing import SaturationWarning
-
-            with warnings.catch_warnings():  # idle ticks beyond the machine: capacity left is ~0
-                warnings.simplefilter("ignore", SaturationWarning)
+            with quiet_saturation():  # idle ticks beyond the machine: capacity left is ~0
                 o = idle_guest_overhead(idle, self.kernel.kernel.hz, idle_tick_patch=patch,
                                         physical_cpus=physical, virtual_cpus=hw.cpus)
             left = max(physical - float(o.cpu_overhead), 1e-9)
@@ -544,16 +539,11 @@ class Scenario:
                     (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
         resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
         utils = []
-        import warnings
-
-        from zmodel.queueing import SaturationWarning
-
         for d, c in stations:
             if d <= 0:
                 utils.append(0.0)
                 continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SaturationWarning)
+            with quiet_saturation():
                 st = mmc(lam, float(d), servers=int(c))
             resp += float(st.response_time)
             utils.append(min(1.0, lam * float(d) / c))
