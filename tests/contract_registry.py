@@ -487,8 +487,6 @@ EXEMPT = {
     "scenario.Scenario.system": "internal step of Scenario.predict, covered through it",
     "catalog.*": "reads the hardware catalog (data access, checked in test_hw_catalog), not a model",
     "symbolic.*": "exact SymPy expressions of the formulas, not numeric models",
-    "simulation.*": "the simulation oracle's results carry confidence intervals; its inputs are checked here"
-                    " but it is a test oracle, not a model (scalar outputs only)",
 }
 
 
