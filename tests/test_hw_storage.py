@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from zmodel.conventions import SaturationWarning
+
 from zmodel.hardware.storage import OPERATIONS, Disk, RaidRank, StorageServer
 
 
@@ -137,7 +139,9 @@ def test_open_load_low_load_limit_and_monotonicity():
     assert np.all(np.diff(resp) > 0)
     assert np.all((np.asarray(r.backend_utilization) >= 0) & (np.asarray(r.backend_utilization) <= 1))
     sat = srv.saturation("random_read", size, h).max_io_rate
-    over = srv.open_load(2 * sat, "random_read", size, hit_ratio=h)
+    with pytest.warns(SaturationWarning) as caught:  # one warning per call (it was silenced once)
+        over = srv.open_load(2 * sat, "random_read", size, hit_ratio=h)
+    assert len(caught) == 1
     assert math.isinf(over.response_time) and over.throughput == pytest.approx(sat)
 
 
