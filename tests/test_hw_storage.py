@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from zmodel.conventions import SaturationWarning
-
 from zmodel.hardware.storage import OPERATIONS, Disk, RaidRank, StorageServer
 
 
