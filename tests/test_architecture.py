@@ -1,9 +1,13 @@
 """The package reads like the architecture: imports point down only.
 
-queueing <- hardware <- kernel; data, calibration, plotting, report and cli sit
-beside the layers and may import any of them, but no layer imports them.
+conventions, units <- queueing <- hardware <- kernel; data, calibration, plotting,
+report and cli sit beside the layers and may import any of them, but no layer imports
+them. ``zmodel.conventions`` (the one checker, vectorising wrapper and saturation
+policy) and ``zmodel.units`` form the bottom layer: every layer imports them, they
+import no zmodel module.
 """
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +15,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "zmodel"
-LAYERS = {"queueing": 0, "hardware": 1, "kernel": 2}
+LAYERS = {"conventions": -1, "units": -1, "queueing": 0, "hardware": 1, "kernel": 2}
 BESIDE = {"data", "calibration", "fits", "plotting", "report", "cli"}
 
 
@@ -38,6 +42,8 @@ def _zmodel_imports(path: Path):
 
 def _layer_files():
     for layer in LAYERS:
+        if (PKG / f"{layer}.py").is_file():
+            yield layer, PKG / f"{layer}.py"
         for path in sorted((PKG / layer).rglob("*.py")):
             yield layer, path
 
@@ -47,8 +53,10 @@ def test_layer_imports_point_down(layer, path):
     for target, line in _zmodel_imports(path):
         where = f"{path.relative_to(PKG.parent)}:{line} imports zmodel.{target}"
         assert target not in BESIDE, f"{where}: a layer must not import the modules beside the layers"
-        if target in LAYERS:
-            assert LAYERS[target] <= LAYERS[layer], f"{where}: imports must point down only"
+        assert target in LAYERS, f"{where}: a layer may import only the layers and the bottom modules"
+        if LAYERS[layer] < 0:
+            assert False, f"{where}: the bottom modules import no zmodel module"
+        assert LAYERS[target] <= LAYERS[layer], f"{where}: imports must point down only"
 
 
 def test_checker_sees_a_violation(tmp_path):
@@ -70,3 +78,20 @@ def test_import_zmodel_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# the private checker and wrapper copies that zmodel.conventions replaced (issue 10 part 4)
+_REPLACED = re.compile(r"^\s*def (_count|_positive_int|_positive|_probability|_nonneg|_nonneg_scalar|_fraction|"
+                       r"_get_int|_get_float|_get_bool|_integer|_scalar|_sizes|_op|_out|_wrapped|_result)\(",
+                       re.M)
+
+
+@pytest.mark.parametrize("layer,path", list(_layer_files()), ids=lambda v: str(v).rsplit("zmodel/", 1)[-1])
+def test_checks_and_wrapping_live_in_conventions(layer, path):
+    """One checker and one vectorising wrapper: no layer module grows its own copy back."""
+    if layer in ("conventions", "units"):
+        return
+    text = path.read_text(encoding="utf-8")
+    assert not _REPLACED.search(text), f"{path.name}: a private checker/wrapper; use zmodel.conventions"
+    assert "series_index(" not in text and not re.search(r"(?<![\w.])wrap\(", text), \
+        f"{path.name}: hand-threaded Series index; decorate with zmodel.conventions.vectorized"

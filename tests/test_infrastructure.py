@@ -9,7 +9,7 @@ import pytest
 
 from zmodel.queueing import SaturationWarning
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import (
+from zmodel.conventions import (
     as_float_array, as_int_array, as_probability, as_servers, series_index, warn_saturated, wrap,
 )
 

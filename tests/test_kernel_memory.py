@@ -37,7 +37,7 @@ def test_broadcast_stall_is_linear_in_cpus():
 
 
 def test_costs_reject_negative_values():
-    with pytest.raises(ValueError, match="iske must be a non-negative finite number"):
+    with pytest.raises(ValueError, match="iske must be non-negative and finite"):
         InstructionCosts(iske=-1.0)
 
 
@@ -193,7 +193,7 @@ def test_throughput_keeps_a_series_index():
 def test_model_validation_messages():
     with pytest.raises(ValueError, match="kernel must be one of"):
         DbenchMemoryModel("2.2", cpu_time=1e-5)
-    with pytest.raises(ValueError, match="cpu_time must be a non-negative finite number"):
+    with pytest.raises(ValueError, match="cpu_time must be non-negative and finite"):
         DbenchMemoryModel("2.4", cpu_time=-1.0)
     with pytest.raises(ValueError, match="page_size must be positive"):
         DbenchMemoryModel("2.4", cpu_time=1e-5, page_size=0)

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zmodel.units import GiB as GIB
 from zmodel.kernel.numa import (
-    GIB,
     AltixTopology,
     NumaLatency,
     PioCosts,
@@ -85,7 +85,7 @@ def test_topology_errors():
         AltixTopology(cpus=0)
     with pytest.raises(ValueError, match="subgroup_cpus must be a multiple"):
         AltixTopology(subgroup_cpus=30)
-    with pytest.raises(ValueError, match="memory_per_node must be a positive finite number"):
+    with pytest.raises(ValueError, match="memory_per_node must be positive and finite"):
         AltixTopology(memory_per_node=0)
     with pytest.raises(ValueError, match="node numbers must be below nodes"):
         AltixTopology(cpus=8).routers_between(0, 4)
@@ -101,9 +101,9 @@ def test_ratio_is_linear_in_routers_and_one_locally():
 def test_latency_errors():
     with pytest.raises(ValueError, match="nearest_ratio must be >= 1"):
         NumaLatency(nearest_ratio=0.5)
-    with pytest.raises(ValueError, match="local must be a positive finite number"):
+    with pytest.raises(ValueError, match="local must be positive and finite"):
         NumaLatency(local=0.0)
-    with pytest.raises(ValueError, match="per_router_ratio must be a non-negative finite number"):
+    with pytest.raises(ValueError, match="per_router_ratio must be non-negative and finite"):
         NumaLatency(per_router_ratio=-0.1)
     with pytest.raises(ValueError, match="routers must be an integer >= -1"):
         NumaLatency().ratio(-2)
@@ -217,7 +217,7 @@ def test_page_cache_errors():
         page_cache_placement(10 * GIB, 8, "round_robin")
     with pytest.raises(ValueError, match="file_bytes must be positive"):
         page_cache_placement(0.0)
-    with pytest.raises(ValueError, match="page_size must be a positive finite number"):
+    with pytest.raises(ValueError, match="page_size must be positive and finite"):
         page_cache_placement(GIB, page_size=0)
 
 
@@ -289,7 +289,7 @@ def test_pio_errors():
         pio_cost("relaxed_read", writes=3)
     with pytest.raises(ValueError, match="writes must be an integer >= 0"):
         pio_cost("flush_mmiob", writes=-1)
-    with pytest.raises(ValueError, match="dma_flush must be a positive finite number"):
+    with pytest.raises(ValueError, match="dma_flush must be positive and finite"):
         PioCosts(dma_flush=-1.0)
 
 

@@ -164,39 +164,39 @@ def test_io_scheduler_override_is_used():
 @pytest.mark.parametrize("mapping,message", [
     (_with("hardware.processor", "z999"),
      r"^hardware\.processor: unknown processor 'z999'; known: z900, z990, z9-109, z10$"),
-    (_with("workload.clients", -4), r"^workload\.clients: must be a positive integer, got -4$"),
+    (_with("workload.clients", -4), r"^workload\.clients must be a positive integer, got -4$"),
     (_with("hypervisor.weigth", 0.5), r"^hypervisor: unknown key 'weigth'; known: type, "),
     (_with("hardware.storage_server", "DS9999"), r"^hardware\.storage_server: unknown storage server 'DS9999'"),
     (_with("hardware.channel", "FICON-16G"), r"^hardware\.channel: unknown link 'FICON-16G'"),
-    (_with("hardware.cpus", 2.5), r"^hardware\.cpus: must be a positive integer, got 2\.5$"),
-    (_with("hardware.channels", 9), r"^hardware\.channels: must be at most 8 \(CHPIDs per device\), got 9$"),
+    (_with("hardware.cpus", 2.5), r"^hardware\.cpus must be a positive integer, got 2\.5$"),
+    (_with("hardware.channels", 9), r"^hardware\.channels must be at most 8 \(CHPIDs per device\), got 9$"),
     (_with("kernel.version", "2.7"), r"^kernel\.version: unknown kernel version '2\.7'; known: 2\.4\.21"),
     (_with("kernel.version", 2.6), r"^kernel\.version: unknown kernel version '2\.6\.0'|^$"),
     (_with("kernel.io_scheduler", "elevator"), r"^kernel\.io_scheduler: unknown I/O scheduler 'elevator'"),
     (_with("kernel.io_scheduler", "cfq", _with("kernel.version", "2.6.0")),
      r"^kernel\.io_scheduler: 'cfq' is not offered by kernel 2\.6\.0"),
     (_with("hypervisor.type", "xen"), r"^hypervisor\.type: unknown hypervisor 'xen'; known: none, lpar, zvm$"),
-    (_with("hypervisor.weight", 1.5), r"^hypervisor\.weight: must be at most 1, got 1\.5$"),
-    (_with("hypervisor.physical_cpus", -2), r"^hypervisor\.physical_cpus: must be positive, got -2$"),
-    (_with("hypervisor.active_guests", 5), r"^hypervisor\.active_guests: must not exceed hypervisor\.guests"),
+    (_with("hypervisor.weight", 1.5), r"^hypervisor\.weight must be at most 1, got 1\.5$"),
+    (_with("hypervisor.physical_cpus", -2), r"^hypervisor\.physical_cpus must be positive and finite, got -2$"),
+    (_with("hypervisor.active_guests", 5), r"^hypervisor\.active_guests must not exceed hypervisor\.guests"),
     (_with("workload.kind", "mining"), r"^workload\.kind: unknown workload kind 'mining'"),
-    (_with("workload.think_time", -0.1), r"^workload\.think_time: must be non-negative, got -0\.1$"),
-    (_with("workload.think_time", "fast"), r"^workload\.think_time: must be a number, got 'fast'$"),
-    (_with("workload.hit_ratio", 1.2), r"^workload\.hit_ratio: must be at most 1, got 1\.2$"),
-    (_with("workload.block_size", 0), r"^workload\.block_size: must be positive, got 0$"),
-    (_without("hardware.storage_server"), r"^hardware\.storage_server: is required for workload 'oltp'"),
-    (_without("hardware.channel"), r"^hardware\.channel: is required for workload 'oltp'"),
-    (_without("hardware.cpus"), r"^hardware\.cpus: is required$"),
-    (_without("kernel.version"), r"^kernel\.version: is required$"),
-    (_without("workload.kind"), r"^workload\.kind: is required$"),
+    (_with("workload.think_time", -0.1), r"^workload\.think_time must be non-negative and finite, got -0\.1$"),
+    (_with("workload.think_time", "fast"), r"^workload\.think_time must be a number, got 'fast'$"),
+    (_with("workload.hit_ratio", 1.2), r"^workload\.hit_ratio must be in \[0, 1\], got 1\.2$"),
+    (_with("workload.block_size", 0), r"^workload\.block_size must be positive and finite, got 0$"),
+    (_without("hardware.storage_server"), r"^hardware\.storage_server is required for workload 'oltp'"),
+    (_without("hardware.channel"), r"^hardware\.channel is required for workload 'oltp'"),
+    (_without("hardware.cpus"), r"^hardware\.cpus is required$"),
+    (_without("kernel.version"), r"^kernel\.version is required$"),
+    (_without("workload.kind"), r"^workload\.kind is required$"),
     (_with("workload.io_rate", 10.0, _with("workload.kind", "web")),
      r"^workload\.io_rate: needs I/O per transaction"),
     (dict(BASE, extra={}), r"^extra: unknown section 'extra'"),
     ({k: v for k, v in BASE.items() if k != "kernel"}, r"^kernel: section is required$"),
-    (dict(BASE, hardware=[1, 2]), r"^hardware: must be a table \(mapping\), got list$"),
+    (dict(BASE, hardware=[1, 2]), r"^hardware must be a table \(mapping\), got list$"),
     (dict(BASE, sweep={"hardware.cpu": [1]}), r"^sweep: unknown key path 'hardware\.cpu'"),
-    (dict(BASE, sweep={"hardware.cpus": 4}), r"^sweep\.hardware\.cpus: must be a list of values, got 4$"),
-    (dict(BASE, sweep={"hardware.cpus": []}), r"^sweep\.hardware\.cpus: must not be empty$"),
+    (dict(BASE, sweep={"hardware.cpus": 4}), r"^sweep\.hardware\.cpus must be a list of values, got 4$"),
+    (dict(BASE, sweep={"hardware.cpus": []}), r"^sweep\.hardware\.cpus must not be empty$"),
 ])
 def test_from_dict_messages_name_the_key_path(mapping, message):
     if message == r"^kernel\.version: unknown kernel version '2\.6\.0'|^$":
@@ -209,7 +209,7 @@ def test_from_dict_messages_name_the_key_path(mapping, message):
 
 def test_sweep_values_validated_like_the_file():
     s = Scenario.from_dict(BASE)
-    with pytest.raises(ValueError, match=r"^workload\.clients: must be a positive integer, got 0$"):
+    with pytest.raises(ValueError, match=r"^workload\.clients must be a positive integer, got 0$"):
         s.predict({"workload.clients": [4, 0]})
     with pytest.raises(ValueError, match=r"^hardware\.processor: unknown processor 'z11'"):
         s.predict({"hardware.processor": ["z990", "z11"]})

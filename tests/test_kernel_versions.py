@@ -271,7 +271,7 @@ def test_kernel_cpu_time_scan_grows_only_in_24():
 
 # --------------------------------------------------------------------------- validation
 def test_validation_messages():
-    with pytest.raises(ValueError, match=r"switch_time must be a non-negative finite number, got -1"):
+    with pytest.raises(ValueError, match=r"switch_time must be non-negative and finite, got -1"):
         KernelCosts(switch_time=-1)
     with pytest.raises(ValueError, match=r"antic_miss must be in \[0, 1\], got 2"):
         KernelCosts(antic_miss=2)
@@ -281,7 +281,7 @@ def test_validation_messages():
         WorkloadProfile("w", sequential="yes")
     with pytest.raises(ValueError, match=r"cpus must be a positive integer, got 0"):
         SystemConfig(cpus=0)
-    with pytest.raises(ValueError, match=r"dispatch_fraction must be a positive finite number, got 0"):
+    with pytest.raises(ValueError, match=r"dispatch_fraction must be in \(0, 1\], got 0"):
         SystemConfig(cpus=1, dispatch_fraction=0)
     with pytest.raises(ValueError, match=r"dispatch_fraction must be in \(0, 1\], got 1.5"):
         SystemConfig(cpus=1, dispatch_fraction=1.5)

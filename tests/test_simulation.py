@@ -205,12 +205,12 @@ def test_error_warmup():
 
 
 def test_error_scalar_only():
-    with pytest.raises(ValueError, match=r"arrival_rate must be a scalar \(one configuration per simulation\)"):
+    with pytest.raises(ValueError, match=r"arrival_rate must be a scalar \(a number\), got shape \(2,\)"):
         simulate_station([0.5, 0.6], 1.0)
 
 
 def test_error_arrival_rate_positive():
-    with pytest.raises(ValueError, match=r"arrival_rate must be positive, got 0.0"):
+    with pytest.raises(ValueError, match=r"arrival_rate must be positive and finite, got 0.0"):
         simulate_station(0.0, 1.0)
 
 

@@ -62,7 +62,7 @@ from zmodel.hardware.channels import (
 
 __all__ = ["ChannelModel", "calibrate_channels", "CHANNEL_IDS", "THREADS", "WORKLOADS"]
 
-KB = 1024
+from zmodel.units import KiB as KB
 #: iozone thread counts of the deck ("1, 2, 4, 8, 16, 32, 64 threads").
 THREADS = np.array([1, 2, 4, 8, 16, 32, 64])
 #: Request size of sequential I/O after merging (assumption: 128 KB, Linux max request) [B].

@@ -47,15 +47,16 @@ import dataclasses
 from zmodel.calibration import Model, Parameters, calibrate
 from zmodel.fits import catalog_rows
 from zmodel.hardware.crypto import CipherCost, CryptoAccelerator, SSLServer
+from zmodel.units import KiB, MiB
 
 SOURCE = "002_3ef25dc9d706703e.txt"
 CPUS = 4                      # server CPUs (assumption; not in the text)
 CEX2A_ADAPTERS = 1            # CEX2A adapters in use (assumption)
 HANDSHAKE_CONNECTIONS = (1, 2, 4, 8, 16, 32)
 CONNECTIONS = 32              # "in the 32 connections case"
-PAYLOAD_BYTES = 32 * 1024     # payload per SSL transaction of the data test (assumption)
+PAYLOAD_BYTES = 32 * KiB     # payload per SSL transaction of the data test (assumption)
 PROXY_LEGS = 2                # WebSEAL proxies: back-end leg + client leg (assumption)
-WEBSEAL_PAGES = (1024, 8 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024)   # bytes (assumption)
+WEBSEAL_PAGES = (KiB, 8 * KiB, 64 * KiB, 256 * KiB, MiB)   # bytes (assumption)
 WEBSEAL_MAX_PAGE = WEBSEAL_PAGES[-1]
 WEBSEAL_CONNECTIONS = 64      # enough to saturate the CPU (assumption)
 

@@ -68,7 +68,7 @@ from zmodel.kernel.iopath import (
 __all__ = ["KernelIOPathModel", "FIT_KINDS", "SHAPE_IDS", "SCALES", "WEIGHTS", "measurements",
            "calibrate_kernel_iopath", "cross_validate_kernel_iopath"]
 
-KB, GB = 2.0 ** 10, 2.0 ** 30
+from zmodel.units import GiB as GB, KiB as KB
 
 #: catalog id -> kind used in this fit
 FIT_KINDS = {

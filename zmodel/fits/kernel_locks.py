@@ -68,6 +68,7 @@ from zmodel.kernel.locks import (
     request_queue_locks,
     spin_waste,
 )
+from zmodel.units import GiB, KiB
 
 __all__ = [
     "KernelLocks",
@@ -121,7 +122,7 @@ IO_NOMINAL = dict(cpus=16, disks=64, think_time=50e-6, hold_time=30e-6, bkl_hold
 
 #: Figure 1's processor range is not printed; the shape checks assume 1..256.
 FIG1_CPUS = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])
-FIG1_FAULTS = 96 * 2**30 / 16384     # 96 GB in 16 KB pages (ia64 page size on Altix)
+FIG1_FAULTS = 96 * GiB / (16 * KiB)    # 96 GB in 16 KB pages (ia64 page size on Altix)
 MMAP_SEM_OPS = 2                      # down_read + up_read per fault
 MMAP_SEM_GROWTH = 0.01                # assumed latency growth per processor [1]
 

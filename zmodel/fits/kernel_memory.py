@@ -268,7 +268,7 @@ class KernelMemoryModel(Model):
                                  mappings=int(round(p["mappings"])), costs=self.costs(p))
 
     def rate(self, kernel: str, p) -> np.ndarray:
-        """Transfer rate [bytes/s] at N = 1..MAX_CPUS (index N-1), cached per parameter set."""
+        """Transfer rate [B/s] at N = 1..MAX_CPUS (index N-1), cached per parameter set."""
         key = (kernel,) + tuple(sorted((k, v) for k, v in p.items()))
         if key not in self._cache:
             if len(self._cache) > 256:

@@ -43,7 +43,6 @@ import numpy as np
 from zmodel.calibration import Model, Parameters, calibrate, cross_validate
 from zmodel.fits import catalog_rows
 from zmodel.kernel.numa import (
-    GIB,
     AltixTopology,
     NumaLatency,
     PioCosts,
@@ -54,6 +53,7 @@ from zmodel.kernel.numa import (
     page_cache_placement,
     pio_cost,
 )
+from zmodel.units import GiB as GIB
 
 __all__ = ["KernelNumaModel", "FIT_KINDS", "SHAPE_IDS", "EXACTLY_DETERMINED", "measurements",
            "calibrate_kernel_numa", "cross_validate_kernel_numa"]

@@ -67,7 +67,7 @@ __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "OSDL_ROWS", "FIT_KINDS
            "EXCLUDED", "SHAPE_IDS", "measurements", "calibrate_kernel_versions",
            "cross_validate_kernel_versions"]
 
-KB, MB, GB = 2.0 ** 10, 2.0 ** 20, 2.0 ** 30
+from zmodel.units import GiB as GB, KiB as KB, MiB as MB
 SIMILAR_WITHIN = 0.85   # "quite similar": 2.4 within 15 % of 2.6 (as zmodel.fits.usl)
 MUCH_BETTER = 1.25      # "much better": 2.6 at least 25 % above 2.4 (as zmodel.fits.usl)
 MAX_CPUS = 40           # dbench processor counts evaluated [1]

@@ -49,18 +49,18 @@ import numpy as np
 
 from zmodel.calibration import Model, Parameters, calibrate
 from zmodel.hardware.storage import StorageServer
+from zmodel.units import GiB as _GB, KiB, MiB as _MB
 
 __all__ = ["StorageModel", "calibrate_storage", "MEASUREMENT_IDS"]
 
 LINKS = 4                 # host links per server in the comparison (not printed; assumption)
 IOZONE_THREADS = (32, 64)
-REQUEST_SIZE = 64 * 1024  # [B] iozone record size (not printed; assumption)
+REQUEST_SIZE = 64 * KiB  # [B] iozone record size (not printed; assumption)
 MUCH_FASTER = 1.5         # "much faster": at least 1.5x (modelling threshold)
 COSTS_EQUAL = 0.15        # "almost equal": within 15 %
 TSM_STREAMS = 1           # backup sessions (not printed; assumption)
 TSM_SERVER = "DS8300"     # the deck's newest server (the study's server is not printed)
 
-_GB, _MB = 2.0 ** 30, 2.0 ** 20
 
 #: catalog id -> (server, parameter, divisor to the printed unit)
 CONFIG_ROWS = {

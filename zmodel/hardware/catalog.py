@@ -49,6 +49,7 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
+from zmodel.units import GiB, KiB, MiB, TiB
 
 __all__ = [
     "COLUMNS",
@@ -74,15 +75,14 @@ FAMILIES = {
     "crypto": "crypto device",
 }
 
-_KI, _MI, _GI, _TI = 2.0 ** 10, 2.0 ** 20, 2.0 ** 30, 2.0 ** 40
 
 #: Printed unit -> (factor to SI, SI unit). Sizes binary, rates decimal (module docstring).
 UNITS: dict[str, tuple[float, str]] = {
     # plain numbers
     "count": (1.0, "1"), "x": (1.0, "1"), "1": (1.0, "1"), "%": (0.01, "1"),
     # sizes (binary)
-    "bytes": (1.0, "B"), "B": (1.0, "B"), "KB": (_KI, "B"), "MB": (_MI, "B"),
-    "GB": (_GI, "B"), "TB": (_TI, "B"), "bits": (1.0, "bit"), "bit": (1.0, "bit"),
+    "bytes": (1.0, "B"), "B": (1.0, "B"), "KB": (KiB, "B"), "MB": (MiB, "B"),
+    "GB": (GiB, "B"), "TB": (TiB, "B"), "bits": (1.0, "bit"), "bit": (1.0, "bit"),
     # times
     "s": (1.0, "s"), "ms": (1e-3, "s"), "us": (1e-6, "s"), "µs": (1e-6, "s"), "ns": (1e-9, "s"),
     # frequencies and event rates

@@ -56,17 +56,17 @@ True
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
-from zmodel.queueing import SaturationWarning, mm1, mmc, mva
+from zmodel.queueing import mm1, mmc, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import (
-    as_float_array, as_int_array, as_probability, as_scalar, series_index, wrap,
+from zmodel.conventions import (
+    as_count, as_float_array, as_int_array, as_probability, as_scalar, quiet_saturation, vectorized,
 )
 
 __all__ = [
@@ -92,17 +92,6 @@ PROTOCOLS = ("ESCON", "FICON", "FCP")
 MULTIPATH_MODES = ("failover", "multibus")
 
 
-
-
-def _count(name: str, value, lo: int, hi: int | None = None) -> int:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if not math.isfinite(v) or v != round(v) or v < lo or (hi is not None and v > hi):
-        rule = f"an integer in [{lo}, {hi}]" if hi is not None else f"an integer >= {lo}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(v)
 
 
 # --------------------------------------------------------------------------- link
@@ -171,7 +160,7 @@ class ChannelLink:
             raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, got {self.protocol!r}")
         object.__setattr__(self, "data_rate", as_scalar("data_rate", self.data_rate, positive=True))
         object.__setattr__(self, "command_time", as_scalar("command_time", self.command_time))
-        object.__setattr__(self, "directions", _count("directions", self.directions, 1, 2))
+        object.__setattr__(self, "directions", as_count("directions", self.directions, 1, 2))
         c = float(self.concurrency)
         if math.isnan(c) or c < 1 or (math.isfinite(c) and c != round(c)):
             raise ValueError(f"concurrency must be a positive integer or math.inf, got {self.concurrency!r}")
@@ -233,6 +222,7 @@ class ChannelLink:
         """Data rate per direction after the adapter cap, ``min(data_rate, adapter_rate)`` [B/s]."""
         return min(self.data_rate, self.adapter_rate)
 
+    @vectorized
     def transfer_time(self, block_size):
         """Time to move ``block_size`` bytes at the effective rate, ``B / r`` [s].
 
@@ -246,10 +236,10 @@ class ChannelLink:
         float or ndarray
             Transfer time [s].
         """
-        index = series_index(block_size)
         b = as_float_array("block_size", block_size, positive=True)
-        return wrap(b / self.effective_rate, index)
+        return b / self.effective_rate
 
+    @vectorized
     def demands(self, block_size, read_fraction=1.0) -> np.ndarray:
         """Per-I/O service demands on one path: [channel processor, inbound link, outbound link] [s].
 
@@ -279,6 +269,7 @@ class ChannelLink:
             cols = (self.command_time + zero, f * transfer, (1.0 - f) * transfer)
         return np.stack(cols, axis=-1)
 
+    @vectorized
     def max_io_rate(self, block_size, read_fraction=1.0):
         """Maximum I/O rate of one channel path (bottleneck law) [1/s].
 
@@ -294,10 +285,10 @@ class ChannelLink:
         float or ndarray
             :math:`1 / \\max_k D_k` [1/s].
         """
-        index = series_index(block_size, read_fraction)
         d = self.demands(block_size, read_fraction)
-        return wrap(1.0 / d.max(axis=-1), index)
+        return 1.0 / d.max(axis=-1)
 
+    @vectorized
     def max_data_rate(self, block_size, read_fraction=1.0):
         """Maximum data rate of one channel path, ``block_size * max_io_rate`` [B/s].
 
@@ -313,10 +304,9 @@ class ChannelLink:
         float or ndarray
             [B/s]
         """
-        index = series_index(block_size, read_fraction)
         b = as_float_array("block_size", block_size, positive=True)
         d = self.demands(block_size, read_fraction)
-        return wrap(np.broadcast_to(b, d.shape[:-1]) / d.max(axis=-1), index)
+        return np.broadcast_to(b, d.shape[:-1]) / d.max(axis=-1)
 
 
 # --------------------------------------------------------------------------- results
@@ -448,16 +438,16 @@ class ChannelSubsystem:
     def __post_init__(self):
         if not isinstance(self.link, ChannelLink):
             raise ValueError(f"link must be a ChannelLink, got {type(self.link).__name__}")
-        object.__setattr__(self, "paths", _count("paths", self.paths, 1, MAX_PATHS_PER_DEVICE))
+        object.__setattr__(self, "paths", as_count("paths", self.paths, 1, MAX_PATHS_PER_DEVICE))
         if self.multipath not in MULTIPATH_MODES:
             raise ValueError(f"multipath must be one of {list(MULTIPATH_MODES)}, got {self.multipath!r}")
         object.__setattr__(self, "multipath_cpu_time",
                            as_scalar("multipath_cpu_time", self.multipath_cpu_time))
-        object.__setattr__(self, "aliases", _count("aliases", self.aliases, 0))
+        object.__setattr__(self, "aliases", as_count("aliases", self.aliases, 0))
         if self.aliases and self.link.protocol == "FCP":
             raise ValueError("aliases (PAV) apply to ECKD devices on ESCON/FICON channels, "
                              f"got {self.aliases} on an FCP link")
-        object.__setattr__(self, "devices", _count("devices", self.devices, 1, MAX_DEVICES))
+        object.__setattr__(self, "devices", as_count("devices", self.devices, 1, MAX_DEVICES))
 
     @property
     def active_paths(self) -> int:
@@ -469,6 +459,7 @@ class ChannelSubsystem:
         """Host time per I/O for multipath path selection (0 unless multibus) [s]."""
         return self.multipath_cpu_time if self.multipath == "multibus" else 0.0
 
+    @vectorized
     def max_io_rate(self, block_size, read_fraction=1.0):
         """Maximum I/O rate over the active paths, ``k / max_k D_k`` [1/s].
 
@@ -484,9 +475,9 @@ class ChannelSubsystem:
         float or ndarray
             [1/s]
         """
-        index = series_index(block_size, read_fraction)
-        return wrap(self.active_paths * np.asarray(self.link.max_io_rate(block_size, read_fraction)), index)
+        return self.active_paths * np.asarray(self.link.max_io_rate(block_size, read_fraction))
 
+    @vectorized
     def max_data_rate(self, block_size, read_fraction=1.0):
         """Maximum data rate over the active paths [B/s].
 
@@ -502,9 +493,9 @@ class ChannelSubsystem:
         float or ndarray
             [B/s]
         """
-        index = series_index(block_size, read_fraction)
-        return wrap(self.active_paths * np.asarray(self.link.max_data_rate(block_size, read_fraction)), index)
+        return self.active_paths * np.asarray(self.link.max_data_rate(block_size, read_fraction))
 
+    @vectorized
     def response_time(self, io_rate, block_size, read_fraction=1.0, disconnect_time=0.0) -> IOResponse:
         """I/O response time and its RMF split for an open Poisson load.
 
@@ -524,7 +515,6 @@ class ChannelSubsystem:
         IOResponse
             Times [s], utilizations [1], throughput [1/s]; Series when a Series came in.
         """
-        index = series_index(io_rate, block_size, read_fraction, disconnect_time)
         lam = as_float_array("io_rate", io_rate)
         disc = as_float_array("disconnect_time", disconnect_time)
         d = self.link.demands(block_size, read_fraction)
@@ -550,9 +540,8 @@ class ChannelSubsystem:
         busy = pending + disc + connect
         finite = np.isfinite(busy)
         servers = 1 + self.aliases
-        with warnings.catch_warnings():
-            if not finite.all():  # the channel already warned; the device placeholder must not
-                warnings.simplefilter("ignore", category=SaturationWarning)
+        # the channel already reported; the device queue's placeholder service time must not
+        with quiet_saturation() if not finite.all() else contextlib.nullcontext():
             dev = mmc(lam / self.devices, np.where(finite, busy, 1.0), servers=servers)
         iosq = np.where(finite, np.asarray(dev.waiting_time), np.inf) + self.path_selection_time
         dev_util = np.where(finite, np.asarray(dev.utilization), 1.0)
@@ -561,8 +550,9 @@ class ChannelSubsystem:
         out = dict(iosq_time=iosq, pending_time=pending, disconnect_time=disc + 0.0, connect_time=connect,
                    response_time=total, channel_utilization=np.asarray(ch.utilization),
                    link_utilization=link_util, device_utilization=dev_util, throughput=throughput)
-        return IOResponse(**{n: wrap(v, index, n) for n, v in out.items()})
+        return IOResponse(**out)
 
+    @vectorized
     def throughput(self, population, block_size, read_fraction=1.0, disconnect_time=0.0,
                    think_time=0.0) -> ClosedIOResult:
         r"""Throughput of ``population`` synchronous I/O streams, one device each (closed MVA).
@@ -595,7 +585,6 @@ class ChannelSubsystem:
         (one active I/O per stream). PS and FCFS-exponential stations have the same
         product-form means (BCMP), so the multiplexed link is exact in this model.
         """
-        index = series_index(population, block_size, read_fraction, disconnect_time, think_time)
         n = as_int_array("population", population, minimum=0)
         z = as_float_array("think_time", think_time) + self.path_selection_time
         disc = as_float_array("disconnect_time", disconnect_time)
@@ -611,4 +600,4 @@ class ChannelSubsystem:
         link_util = util[..., 0] * 0.0 if self.link.circuit_switched else np.maximum(util[..., 1], util[..., 2])
         out = dict(throughput=x, data_rate=x * np.broadcast_to(b, shape), response_time=np.asarray(r.response_time),
                    channel_utilization=util[..., 0], link_utilization=link_util)
-        return ClosedIOResult(**{name: wrap(v, index, name) for name, v in out.items()})
+        return ClosedIOResult(**out)

@@ -27,24 +27,12 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_scalar
+from zmodel.conventions import as_count, as_int_array, as_scalar, vectorized
 
 __all__ = ["CryptoAccelerator", "CipherCost", "SSLServer", "SSLResult"]
 
 STATIONS = ("cpu", "accelerator")
 
-
-
-def _positive_int(name, value):
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}") from None
-    if not v.is_integer() or v < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(v)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +67,7 @@ class CryptoAccelerator:
         if t <= 0:
             raise ValueError(f"rsa_service_time must be positive, got {self.rsa_service_time!r}")
         object.__setattr__(self, "rsa_service_time", t)
-        object.__setattr__(self, "adapters", _positive_int("adapters", self.adapters))
+        object.__setattr__(self, "adapters", as_count("adapters", self.adapters))
         object.__setattr__(self, "offload_cpu", as_scalar("offload_cpu", self.offload_cpu))
 
     @property
@@ -96,7 +84,7 @@ class CryptoAccelerator:
 
         spec = catalog.component("crypto", name)
         per = int(spec.get("adapters_per_feature", 1))
-        return cls(name, rsa_service_time, adapters=_positive_int("features", features) * per,
+        return cls(name, rsa_service_time, adapters=as_count("features", features) * per,
                    offload_cpu=offload_cpu)
 
 
@@ -123,9 +111,10 @@ class CipherCost:
     def __post_init__(self):
         object.__setattr__(self, "cpu_per_byte", as_scalar("cpu_per_byte", self.cpu_per_byte))
 
+    @vectorized
     def rate(self, cpus: int = 1) -> float:
-        """Bulk encryption rate of ``cpus`` CPUs doing nothing else [bytes/s]."""
-        c = _positive_int("cpus", cpus)
+        """Bulk encryption rate of ``cpus`` CPUs doing nothing else [B/s]."""
+        c = as_count("cpus", cpus)
         return math.inf if self.cpu_per_byte == 0 else c / self.cpu_per_byte
 
 
@@ -148,7 +137,7 @@ class SSLResult(Result):
     cpu_busy : float or ndarray
         CPU resources in use, ``throughput x cpu_per_transaction`` (CPUs' worth) [1].
     byte_rate : float or ndarray
-        Payload bytes per second [bytes/s].
+        Payload bytes per second [B/s].
     """
 
     throughput: Any
@@ -229,7 +218,7 @@ class SSLServer:
     accelerator: CryptoAccelerator | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "cpus", _positive_int("cpus", self.cpus))
+        object.__setattr__(self, "cpus", as_count("cpus", self.cpus))
         for f in ("handshake_cpu", "rsa_cpu", "record_cpu_per_byte", "request_cpu"):
             object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
         if not isinstance(self.cipher, CipherCost):
@@ -238,6 +227,7 @@ class SSLServer:
             raise ValueError(f"accelerator must be a CryptoAccelerator or None, "
                              f"got {type(self.accelerator).__name__}")
 
+    @vectorized
     def service_demands(self, payload_bytes=0.0, handshakes=1.0) -> np.ndarray:
         """Demands (CPU, accelerator) per transaction [s]; shape (2,)."""
         m = as_scalar("payload_bytes", payload_bytes)
@@ -248,6 +238,7 @@ class SSLServer:
                                                                        + self.cipher.cpu_per_byte)
         return np.array([cpu, 0.0 if acc is None else h * acc.rsa_service_time])
 
+    @vectorized
     def throughput(self, connections, payload_bytes=0.0, handshakes=1.0, think_time=0.0) -> SSLResult:
         """Solve the closed network of ``connections`` clients.
 
@@ -256,7 +247,7 @@ class SSLServer:
         connections : int or array_like of int
             Concurrent client connections N >= 0 [1].
         payload_bytes : float
-            Payload bytes per transaction [bytes].
+            Payload bytes per transaction [B].
         handshakes : float
             Full handshakes per transaction (1: a new session each time; 0: bulk only) [1].
         think_time : float or array_like
@@ -268,7 +259,7 @@ class SSLServer:
         """
         D = self.service_demands(payload_bytes, handshakes)
         adapters = 1 if self.accelerator is None else self.accelerator.adapters
-        res = mva(D, population=connections, think_time=think_time, servers=[self.cpus, adapters])
+        res = mva(D, population=as_int_array("connections", connections), think_time=think_time, servers=[self.cpus, adapters])
         u = np.asarray(res.utilization)
         x = res.throughput
         cpu_u, acc_u = u[..., 0], u[..., 1]

@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
+from zmodel.conventions import as_float_array, vectorized
 
 __all__ = ["DasdVolume", "DasdPrediction", "LittleCheck", "lognormal_mixture_cdf", "binned_probabilities"]
 
@@ -79,6 +80,7 @@ def _check_mixture(weights, medians, sigmas):
     return w, m, a
 
 
+@vectorized
 def lognormal_mixture_cdf(t, weights, medians, sigmas):
     r"""CDF of a finite mixture of log-normal distributions.
 
@@ -121,7 +123,7 @@ def lognormal_mixture_cdf(t, weights, medians, sigmas):
     from scipy.special import ndtr
 
     w, med, sg = _check_mixture(weights, medians, sigmas)
-    t = np.asarray(t, dtype=float)
+    t = as_float_array("t", t, nonnegative=False, allow_inf=True)  # F(t) = 0 for t <= 0
     pos = t > 0
     with np.errstate(divide="ignore"):
         lt = np.log(np.where(pos, t, 1.0))
@@ -130,6 +132,7 @@ def lognormal_mixture_cdf(t, weights, medians, sigmas):
     return np.where(pos, np.sum(w * ndtr(z), axis=-1), 0.0)
 
 
+@vectorized
 def binned_probabilities(cdf_at_edges) -> np.ndarray:
     """Bucket probabilities from a CDF evaluated at ``n + 1`` ascending edges (last may be inf).
 
@@ -148,7 +151,8 @@ def binned_probabilities(cdf_at_edges) -> np.ndarray:
     >>> binned_probabilities([0.0, 0.25, 1.0]).tolist()
     [0.25, 0.75]
     """
-    f = np.asarray(cdf_at_edges, dtype=float)
+    # non-negative and not NaN; a mixture's CDF may exceed 1 by a rounding unit
+    f = as_float_array("cdf_at_edges", cdf_at_edges, min_ndim=1)
     return np.clip(np.diff(f), 0.0, None)
 
 
@@ -349,6 +353,7 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         cum = np.cumsum(masses)
         return np.interp(edges, centres, cum, left=0.0, right=cum[-1])
 
+    @vectorized
     def predict(self, edges) -> DasdPrediction:
         """Bucket probabilities of service, waiting and total time for bucket ``edges`` [s].
 
@@ -362,7 +367,7 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         DasdPrediction
             Probabilities per bucket (each sums to 1 when the edges span [0, inf)).
         """
-        e = np.asarray(edges, dtype=float).reshape(-1)
+        e = as_float_array("edges", edges, allow_inf=True).reshape(-1)
         if e.size < 2 or np.any(np.diff(e) <= 0) or np.isnan(e).any():
             raise ValueError(f"edges must be at least two strictly ascending values, got {e.tolist()}")
         ef = np.where(np.isinf(e), 1e300, e)
@@ -406,6 +411,7 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         total = binned_probabilities(t_cdf)
         return DasdPrediction(edges=e, service=service, waiting=waiting, total=total)
 
+    @vectorized
     def little(self, mean_waiting_time: float | None = None, mean_service_time: float | None = None) -> LittleCheck:
         r"""Little's law for the QUEUED requests, with the throughput inferred from utilization.
 

@@ -37,7 +37,8 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_scalar
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized
+from zmodel.units import KiB, MiB
 
 __all__ = [
     "ETHERNET_FRAME_OVERHEAD",
@@ -56,10 +57,10 @@ __all__ = [
 
 #: bytes an Ethernet frame adds on the wire to an IP datagram: preamble + SFD 8,
 #: MAC header 14, FCS 4, inter-frame gap 12 (IEEE 802.3-2005, clause 3.1.1 frame
-#: format and clause 4.4.2 interFrameGap of 96 bit times) [bytes]
+#: format and clause 4.4.2 interFrameGap of 96 bit times) [B]
 ETHERNET_FRAME_OVERHEAD = 38.0
 #: IPv4 header 20 (RFC 791 §3.1) + TCP header 20 (RFC 793 §3.1) + timestamp option
-#: 12 (RFC 1323 §3.2, on by default in Linux) [bytes]
+#: 12 (RFC 1323 §3.2, on by default in Linux) [B]
 TCPIP_HEADER_SIZE = 52.0
 #: packets to open and close one TCP connection: SYN, SYN-ACK, ACK, FIN, ACK, FIN,
 #: ACK (RFC 793 §3.4 and §3.5); the client sends 4 of them, the server 3 [1]
@@ -72,22 +73,16 @@ STATIONS = ("client_cpu", "client_adapter", "link_out", "link_back", "server_ada
 
 
 
-def _sizes(name, value):
-    arr = np.asarray(value, dtype=float)
-    if np.isnan(arr).any() or (arr < 0).any() or np.isinf(arr).any():
-        raise ValueError(f"{name} must be non-negative and finite, got {value!r}")
-    return arr
-
-
+@vectorized
 def segments(size, mss):
     r"""Number of TCP segments that carry a message of ``size`` bytes.
 
     Parameters
     ----------
     size : float or array_like
-        Message size, >= 0 [bytes].
+        Message size, >= 0 [B].
     mss : float
-        Maximum segment size (MTU minus TCP/IP headers), positive [bytes].
+        Maximum segment size (MTU minus TCP/IP headers), positive [B].
 
     Returns
     -------
@@ -110,22 +105,23 @@ def segments(size, mss):
     array([1., 1., 2., 4.])
     """
     mss = as_scalar("mss", mss, positive=True)
-    size = _sizes("size", size)
+    size = as_float_array("size", size)
     return np.maximum(1.0, np.ceil(size / mss))
 
 
+@vectorized
 def protocol_efficiency(mtu, header_size=TCPIP_HEADER_SIZE, frame_overhead=ETHERNET_FRAME_OVERHEAD):
     r"""Fraction of the wire bytes that are TCP payload, for full-sized segments.
 
     Parameters
     ----------
     mtu : float or array_like
-        Maximum transmission unit, the largest IP datagram, > ``header_size`` [bytes].
+        Maximum transmission unit, the largest IP datagram, > ``header_size`` [B].
     header_size : float
-        IP + TCP header bytes per segment [bytes].
+        IP + TCP header bytes per segment [B].
     frame_overhead : float
         Link-layer bytes per frame on the wire (38 for Ethernet, 0 for HiperSockets)
-        [bytes].
+        [B].
 
     Returns
     -------
@@ -150,7 +146,7 @@ def protocol_efficiency(mtu, header_size=TCPIP_HEADER_SIZE, frame_overhead=ETHER
     >>> [round(float(protocol_efficiency(m)), 4) for m in (1492, 8992)]
     [0.9412, 0.99]
     """
-    mtu = _sizes("mtu", mtu)
+    mtu = as_float_array("mtu", mtu)
     if (mtu <= header_size).any():
         raise ValueError(f"mtu must exceed the header size {header_size:g} bytes, got {mtu!r}")
     out = (mtu - header_size) / (mtu + frame_overhead)
@@ -169,11 +165,11 @@ class NetworkAdapter:
     link_rate : float
         Wire rate (for HiperSockets: the memory-move rate of the sending CPU) [bit/s].
     mtu : float
-        Maximum transmission unit in use, > TCP/IP header size [bytes].
+        Maximum transmission unit in use, > TCP/IP header size [B].
     per_packet_time : float
         Adapter processing time per packet crossing it (firmware, QDIO queues), >= 0 [s].
     frame_overhead : float
-        Link-layer bytes per frame on the wire (Ethernet 38, HiperSockets 0) [bytes].
+        Link-layer bytes per frame on the wire (Ethernet 38, HiperSockets 0) [B].
     host_transfer : bool
         True when the data move is done by the sending CPU (HiperSockets), so the
         transfer time is CPU time, not adapter time.
@@ -203,15 +199,16 @@ class NetworkAdapter:
 
     @property
     def mss(self) -> float:
-        """Maximum segment size MTU - TCP/IP headers [bytes]."""
+        """Maximum segment size MTU - TCP/IP headers [B]."""
         return self.mtu - TCPIP_HEADER_SIZE
 
+    @vectorized
     def wire_time(self, payload, packets=None):
         """Time to put ``payload`` bytes in ``packets`` frames on the link [s].
 
         ``packets`` defaults to the number of segments of the payload.
         """
-        payload = _sizes("payload", payload)
+        payload = as_float_array("payload", payload)
         n = segments(payload, self.mss) if packets is None else np.asarray(packets, dtype=float)
         out = 8.0 * (payload + n * (TCPIP_HEADER_SIZE + self.frame_overhead)) / self.link_rate
         return float(out) if out.ndim == 0 else out
@@ -282,7 +279,7 @@ class Workload:
     name : str
         e.g. ``"rr200x1000"``.
     request_size, response_size : float
-        Bytes sent by the client and by the server per transaction [bytes].
+        Bytes sent by the client and by the server per transaction [B].
     connect : bool
         True for connect-request-response (``crr``): a new TCP connection per
         transaction.
@@ -307,7 +304,7 @@ class Workload:
 
     @property
     def data_size(self) -> float:
-        """Bytes moved per transaction, both directions [bytes]."""
+        """Bytes moved per transaction, both directions [B]."""
         return self.request_size + self.response_size
 
 
@@ -317,9 +314,9 @@ class Workload:
 AWM_WORKLOADS = {
     "rr1x1": Workload("rr1x1", 1, 1),
     "rr200x1000": Workload("rr200x1000", 200, 1000),
-    "crr64x8k": Workload("crr64x8k", 64, 8 * 1024, connect=True),
-    "rr200x32k": Workload("rr200x32k", 200, 32 * 1024),
-    "stream20m": Workload("stream20m", 20 * 1024 * 1024, 0, streaming=True),
+    "crr64x8k": Workload("crr64x8k", 64, 8 * KiB, connect=True),
+    "rr200x32k": Workload("rr200x32k", 200, 32 * KiB),
+    "stream20m": Workload("stream20m", 20 * MiB, 0, streaming=True),
 }
 
 
@@ -362,15 +359,15 @@ class StreamingResult(Result):
     Attributes
     ----------
     throughput : float or ndarray
-        Payload bytes per second with the given window [bytes/s].
+        Payload bytes per second with the given window [B/s].
     link_limit : float
-        Link rate x protocol efficiency (inf for host-transfer links) [bytes/s].
+        Link rate x protocol efficiency (inf for host-transfer links) [B/s].
     cpu_limit : float
-        Payload rate the busier CPU can sustain [bytes/s].
+        Payload rate the busier CPU can sustain [B/s].
     adapter_limit : float
-        Payload rate the busier adapter can sustain (link included) [bytes/s].
+        Payload rate the busier adapter can sustain (link included) [B/s].
     capacity : float
-        Smallest station capacity: the throughput of an unlimited window [bytes/s].
+        Smallest station capacity: the throughput of an unlimited window [B/s].
     utilization : ndarray
         Utilization per server of each station, batch + (7,) [1].
     bottleneck : str
@@ -467,12 +464,11 @@ class NetworkPath:
             raise ValueError(f"adapter must be a NetworkAdapter, got {type(self.adapter).__name__}")
         if not isinstance(self.stack, StackCost):
             raise ValueError(f"stack must be a StackCost, got {type(self.stack).__name__}")
-        if isinstance(self.cpus, bool) or not float(self.cpus).is_integer() or self.cpus < 1:
-            raise ValueError(f"cpus must be a positive integer, got {self.cpus!r}")
-        object.__setattr__(self, "cpus", int(self.cpus))
+        object.__setattr__(self, "cpus", as_count("cpus", self.cpus))
         object.__setattr__(self, "fixed_latency", as_scalar("fixed_latency", self.fixed_latency))
 
     # ---- demands
+    @vectorized
     def service_demands(self, workload: Workload) -> np.ndarray:
         """Service demand per transaction of the stations :data:`STATIONS` (client CPU,
         client adapter, link client->server, link server->client, server adapter, server
@@ -508,6 +504,7 @@ class NetworkPath:
         return [c, 1, 1, 1, 1, c, math.inf]
 
     # ---- request-response
+    @vectorized
     def round_trip(self, workload: Workload, sessions=1, think_time=0.0) -> RoundTripResult:
         """Throughput and round-trip time of ``sessions`` concurrent request-response
         sessions (closed network, exact MVA).
@@ -526,7 +523,7 @@ class NetworkPath:
         RoundTripResult
         """
         D = self.service_demands(workload)
-        res = mva(D, population=sessions, think_time=think_time, servers=self._servers())
+        res = mva(D, population=as_int_array("sessions", sessions), think_time=think_time, servers=self._servers())
         cpu = D[0] + D[5]
         return RoundTripResult(throughput=res.throughput, round_trip_time=res.response_time,
                                service_demand=np.broadcast_to(D, np.shape(res.utilization)).copy(),
@@ -534,6 +531,7 @@ class NetworkPath:
                                cpu_per_transaction=cpu)
 
     # ---- streaming
+    @vectorized
     def segment_demands(self) -> np.ndarray:
         """Service demand per full data segment of a one-way bulk transfer, stations as
         in :meth:`service_demands` [s]; shape (7,)."""
@@ -549,7 +547,8 @@ class NetworkPath:
             link_out, link_back = 0.0, 0.0
         return np.array([cpu_s, adapter, link_out, link_back, adapter, cpu_r, 0.0])
 
-    def streaming(self, sessions=1, window=64 * 1024) -> StreamingResult:
+    @vectorized
+    def streaming(self, sessions=1, window=64 * KiB) -> StreamingResult:
         """Throughput of ``sessions`` bulk transfers with ``window`` bytes in flight each.
 
         Parameters
@@ -559,15 +558,14 @@ class NetworkPath:
             serialised (one CPU per side per stream), so the CPU stations get
             ``min(cpus, sessions)`` servers [1].
         window : float or array_like
-            TCP window (bytes in flight) per stream, >= one segment [bytes].
+            TCP window (bytes in flight) per stream, >= one segment [B].
 
         Returns
         -------
         StreamingResult
         """
-        if isinstance(sessions, bool) or not float(sessions).is_integer() or sessions < 1:
-            raise ValueError(f"sessions must be a positive integer, got {sessions!r}")
-        window = _sizes("window", window)
+        sessions = as_count("sessions", sessions)
+        window = as_float_array("window", window)
         mss = self.adapter.mss
         if (window < mss).any():
             raise ValueError(f"window must hold at least one segment ({mss:g} bytes), got {window!r}")
@@ -583,6 +581,7 @@ class NetworkPath:
                                adapter_limit=float(min(cap[1], cap[4])), capacity=float(cap.min()),
                                utilization=res.utilization, bottleneck=STATIONS[int(np.argmin(cap))])
 
+    @vectorized
     def streaming_capacity(self, sessions=1) -> float:
-        """Throughput of an unlimited window: the smallest station capacity [bytes/s]."""
+        """Throughput of an unlimited window: the smallest station capacity [B/s]."""
         return self.streaming(sessions, window=self.adapter.mss).capacity

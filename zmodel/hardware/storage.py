@@ -44,7 +44,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_scalar
+from zmodel.conventions import (
+    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
+)
 
 __all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
            "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
@@ -52,27 +54,6 @@ __all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
 #: the four workloads
 OPERATIONS = ("random_read", "random_write", "sequential_read", "sequential_write")
 
-
-
-def _count(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or value != int(value) \
-            or int(value) < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(value)
-
-
-def _op(op):
-    if op not in OPERATIONS:
-        raise ValueError(f"op must be one of {list(OPERATIONS)}, got {op!r}")
-    return op
-
-
-def _probability(name, value):
-    arr = np.asarray(value, dtype=float)
-    if np.isnan(arr).any() or (arr < 0).any() or (arr > 1).any():
-        raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
-    return arr
 
 
 # ------------------------------------------------------------------------------- disk
@@ -133,13 +114,13 @@ class Disk:
     def __post_init__(self):
         object.__setattr__(self, "rotation_rate", as_scalar("rotation_rate", self.rotation_rate, positive=True))
         object.__setattr__(self, "media_rate", as_scalar("media_rate", self.media_rate, positive=True))
-        object.__setattr__(self, "cylinders", _count("cylinders", self.cylinders, minimum=2))
+        object.__setattr__(self, "cylinders", as_count("cylinders", self.cylinders, 2))
         for name in ("seek_short", "seek_long"):
             v = tuple(float(x) for x in getattr(self, name))
             if len(v) != 2 or not all(math.isfinite(x) and x >= 0 for x in v):
                 raise ValueError(f"{name} must be two non-negative numbers (intercept [s], slope), got {v!r}")
             object.__setattr__(self, name, v)
-        b = float(self.seek_boundary)
+        b = as_scalar("seek_boundary", self.seek_boundary, positive=True)
         if not (0 < b <= self.cylinders):
             raise ValueError(f"seek_boundary must be in (0, cylinders], got {self.seek_boundary!r}")
         object.__setattr__(self, "seek_boundary", b)
@@ -178,7 +159,7 @@ class Disk:
         >>> round(d.average_seek_time() * 1e3, 6), round(d.seek_time(9999) * 1e3, 3)
         (3.5, 8.0)
         """
-        C = float(_count("cylinders", cylinders, minimum=2))
+        C = float(as_count("cylinders", cylinders, 2))
         d0 = as_scalar("boundary_fraction", boundary_fraction, positive=True) * C
         t1, tf, ta = (as_scalar(n, v, positive=True) for n, v in
                       (("track_seek", track_seek), ("full_stroke_seek", full_stroke_seek),
@@ -200,16 +181,14 @@ class Disk:
                              f"coefficients (a={a:.3g}, b={b:.3g}, c={c:.3g}, e={e:.3g})")
         return cls(rotation_rate, media_rate, int(C), (a, b), (c, e), d0)
 
+    @vectorized
     def seek_time(self, distance):
         """Seek time for ``distance`` cylinders (0 gives 0) [s]."""
-        d = np.asarray(distance, dtype=float)
-        if np.isnan(d).any() or (d < 0).any():
-            raise ValueError(f"distance must be non-negative, got {distance!r}")
+        d = as_float_array("distance", distance)
         a, b = self.seek_short
         c, e = self.seek_long
         t = np.where(d < self.seek_boundary, a + b * np.sqrt(d), c + e * d)
-        t = np.where(d == 0, 0.0, t)
-        return float(t) if t.ndim == 0 else t
+        return np.where(d == 0, 0.0, t)
 
     def _seek_moments(self):
         C, d0 = float(self.cylinders), self.seek_boundary
@@ -220,6 +199,7 @@ class Disk:
         t2 = np.trapezoid(t * t * f, x)
         return float(t1), float(t2)
 
+    @vectorized
     def average_seek_time(self) -> float:
         """Mean seek of a random access (closed form over f(d) = 2(C-d)/C^2) [s]."""
         C, d0 = float(self.cylinders), self.seek_boundary
@@ -240,26 +220,28 @@ class Disk:
         """Mean rotational latency, half a revolution [s]."""
         return 0.5 / self.rotation_rate
 
+    @vectorized
     def transfer_time(self, size):
         """Media transfer time of ``size`` bytes [s]."""
-        return np.asarray(size, dtype=float) / self.media_rate
+        return as_float_array("size", size, positive=True) / self.media_rate
 
+    @vectorized
     def service_time(self, size, sequential: bool = False):
         r"""Mean time of one access of ``size`` bytes [s].
 
         Random: :math:`\bar t_s + T/2 + \text{size}/r`; sequential (no seek, no
         latency: the head is already there): :math:`\text{size}/r`.
         """
-        tr = self.transfer_time(size)
-        out = tr if sequential else self.average_seek_time() + self.rotational_latency + tr
-        return float(out) if np.ndim(out) == 0 else out
+        tr = np.asarray(self.transfer_time(size))
+        return tr if sequential else self.average_seek_time() + self.rotational_latency + tr
 
-    def service_scv(self, size) -> float:
+    @vectorized
+    def service_scv(self, size):
         """Squared coefficient of variation of a random access (seek and latency independent) [1]."""
         t1, t2 = self._seek_moments()
         var = (t2 - t1 ** 2) + self.revolution_time ** 2 / 12.0
-        mean = self.service_time(size)
-        return float(var / np.asarray(mean) ** 2)
+        mean = np.asarray(self.service_time(size))
+        return var / mean ** 2
 
 
 # ------------------------------------------------------------------------------- rank
@@ -295,33 +277,36 @@ class RaidRank:
     def __post_init__(self):
         if not isinstance(self.disk, Disk):
             raise ValueError(f"disk must be a Disk, got {type(self.disk).__name__}")
-        object.__setattr__(self, "width", _count("width", self.width, minimum=3))
+        object.__setattr__(self, "width", as_count("width", self.width, 3))
 
     @property
     def data_disks(self) -> int:
         """Disks' worth of data capacity, width - 1 [1]."""
         return self.width - 1
 
+    @vectorized
     def backend_accesses(self, op: str) -> float:
         """Disk accesses per host operation (of one block) [1]."""
-        op = _op(op)
+        op = as_choice("op", op, OPERATIONS)
         return {"random_read": 1.0, "random_write": 4.0, "sequential_read": 1.0,
                 "sequential_write": self.width / (self.width - 1)}[op]
 
+    @vectorized
     def disk_seconds(self, op: str, size) -> Any:
         """Disk busy time summed over the rank's members per host operation of ``size`` bytes [s].
 
         Random operations pay seek + latency + transfer per access; sequential ones
         stream (transfer only) — the ``size`` bytes, plus the parity share for writes.
         """
-        op = _op(op)
+        op = as_choice("op", op, OPERATIONS)
         if op.startswith("random"):
             return self.backend_accesses(op) * np.asarray(self.disk.service_time(size))
         return self.backend_accesses(op) * np.asarray(self.disk.transfer_time(size))
 
+    @vectorized
     def capacity(self, op: str, size) -> Any:
         """Maximum host operations per second of the rank, width / disk_seconds [1/s]."""
-        return self.width / self.disk_seconds(op, size)
+        return self.width / np.asarray(self.disk_seconds(op, size))
 
 
 # ------------------------------------------------------------------------------- results
@@ -402,9 +387,9 @@ class NvsResult(Result):
         P(NVS full when a write arrives): the write must wait for a destage [1].
     destage_utilization : ndarray
         Write arrival rate / destage rate (may exceed 1) [1].
-    destage_rate : float
+    destage_rate : float or ndarray
         Back-end destage capacity in writes per second [1/s].
-    buffer_writes : int
+    buffer_writes : int or ndarray
         NVS capacity in writes of the given size [1].
     """
 
@@ -491,15 +476,13 @@ class StorageServer:
             object.__setattr__(self, n, as_scalar(n, getattr(self, n), positive=True))
         object.__setattr__(self, "adapter_rate", as_scalar("adapter_rate", self.adapter_rate,
                                                                 positive=True, allow_inf=True))
-        eff = float(self.link_efficiency)
-        if not (0 < eff <= 1):
-            raise ValueError(f"link_efficiency must be in (0, 1], got {self.link_efficiency!r}")
-        object.__setattr__(self, "link_efficiency", eff)
+        object.__setattr__(self, "link_efficiency", as_fraction("link_efficiency", self.link_efficiency,
+                                                                positive=True))
         if not isinstance(self.disk, Disk):
             raise ValueError(f"disk must be a Disk, got {type(self.disk).__name__}")
         for n in ("disk_count", "links", "host_adapters"):
-            object.__setattr__(self, n, _count(n, getattr(self, n)))
-        object.__setattr__(self, "rank_width", _count("rank_width", self.rank_width, minimum=3))
+            object.__setattr__(self, n, as_count(n, getattr(self, n)))
+        object.__setattr__(self, "rank_width", as_count("rank_width", self.rank_width, 3))
         if self.disk_count < self.rank_width:
             raise ValueError(f"disk_count must be at least rank_width ({self.rank_width}), got {self.disk_count}")
 
@@ -537,17 +520,16 @@ class StorageServer:
         return self.link_rate * self.link_efficiency / 8.0
 
     # -------------------------------------------------------------- demands
+    @vectorized
     def demands(self, op: str, size, hit_ratio=0.0) -> dict:
         """Per-request service demands: ``link`` [s] (one link), ``disk`` [s] (disk-seconds), ``adapter`` [s].
 
         ``hit_ratio`` is the read-cache hit ratio (random reads); writes are all
         destaged; sequential reads are pre-staged (all back-end, streaming cost).
         """
-        op = _op(op)
-        h = _probability("hit_ratio", hit_ratio)
-        size = np.asarray(size, dtype=float)
-        if np.isnan(size).any() or (size <= 0).any():
-            raise ValueError(f"size must be positive, got {size!r}")
+        op = as_choice("op", op, OPERATIONS)
+        h = as_probability("hit_ratio", hit_ratio)
+        size = as_float_array("size", size, positive=True)
         disk = np.asarray(self.rank.disk_seconds(op, size))
         if op == "random_read":
             disk = (1.0 - h) * disk
@@ -556,6 +538,7 @@ class StorageServer:
         return {"link": link, "disk": disk, "adapter": adapter}
 
     # -------------------------------------------------------------- predictions
+    @vectorized
     def saturation(self, op: str, size, hit_ratio=0.0) -> SaturationResult:
         r"""Maximum request rate and data rate: min over links, adapters and disks.
 
@@ -589,10 +572,10 @@ class StorageServer:
         first = [float(np.ravel(a)[0]) for a in stack]
         bottleneck = names[int(np.argmin(first))]
         size = np.asarray(size, dtype=float)
-        f = (lambda a: float(a) if np.ndim(a) == 0 else a)
-        return SaturationResult(max_io_rate=f(x), max_data_rate=f(x * size), link_limit=f(link),
-                                adapter_limit=f(adapter), backend_limit=f(backend), bottleneck=bottleneck)
+        return SaturationResult(max_io_rate=x, max_data_rate=x * size, link_limit=link,
+                                adapter_limit=adapter, backend_limit=backend, bottleneck=bottleneck)
 
+    @vectorized
     def open_load(self, arrival_rate, op: str, size, hit_ratio=0.0) -> OpenLoadResult:
         r"""Response time under Poisson load: links M/D/c, disks M/G/1 each, hits a fixed delay.
 
@@ -623,38 +606,34 @@ class StorageServer:
         :math:`R = t_{hit} + R_{link} + (1-h)\,R_{disk}` for reads, :math:`t_{hit} +
         R_{link}` for writes; ``inf`` once any resource saturates (library policy).
         """
-        import warnings
-
         from zmodel.queueing import md1, mg1
 
-        op = _op(op)
-        lam = np.asarray(arrival_rate, dtype=float)
-        if np.isnan(lam).any() or (lam < 0).any():
-            raise ValueError(f"arrival_rate must be non-negative, got {arrival_rate!r}")
+        op = as_choice("op", op, OPERATIONS)
+        lam = as_float_array("arrival_rate", arrival_rate)
         d = self.demands(op, size, hit_ratio)
-        h = float(_probability("hit_ratio", hit_ratio)) if op == "random_read" else 0.0
+        h = as_probability("hit_ratio", hit_ratio) if op == "random_read" else np.zeros(())
         accesses = self.rank.backend_accesses(op)
-        per_access = float(np.asarray(d["disk"])) / (accesses * (1.0 - h)) if d["disk"] > 0 else 0.0
+        lam, link_time, disk_time, h = np.broadcast_arrays(lam, d["link"], d["disk"], h)
+        busy = disk_time > 0  # every hit (h = 1) leaves the disks idle
+        per_access = np.where(busy, disk_time / (accesses * np.where(busy, 1.0 - h, 1.0)), 1.0)
         scv = self.disk.service_scv(size) if op.startswith("random") else 0.0
-        disk_rate = lam * accesses * (1.0 - h) / self.disk_count
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            link = md1(lam / self.links, float(d["link"]))
-            disk = mg1(disk_rate, per_access, scv) if per_access > 0 else None
+        disk_rate = np.where(busy, lam * accesses * (1.0 - h) / self.disk_count, 0.0)
+        link = md1(lam / self.links, link_time)
+        disk = mg1(disk_rate, per_access, scv)
         r_link = np.asarray(link.response_time)
-        u_disk = disk_rate * per_access
+        u_disk = np.where(busy, disk_rate * per_access, 0.0)
         if op in ("random_read", "sequential_read"):
-            r_disk = np.asarray(disk.response_time) if disk is not None else 0.0
+            r_disk = np.where(busy, np.asarray(disk.response_time), 0.0)
             resp = self.hit_time + r_link + (1.0 - h) * r_disk
         else:
             resp = self.hit_time + r_link + np.where(u_disk >= 1, np.inf, 0.0)
         sat = self.saturation(op, size, hit_ratio).max_io_rate
         x = np.minimum(lam, sat)
-        f = (lambda a: float(a) if np.ndim(a) == 0 else np.asarray(a, dtype=float))
-        return OpenLoadResult(throughput=f(x), response_time=f(resp),
-                              link_utilization=f(np.minimum(np.asarray(link.utilization), 1.0)),
-                              backend_utilization=f(np.minimum(u_disk, 1.0)))
+        return OpenLoadResult(throughput=x, response_time=resp,
+                              link_utilization=np.minimum(np.asarray(link.utilization), 1.0),
+                              backend_utilization=np.minimum(u_disk, 1.0))
 
+    @vectorized
     def closed_load(self, threads, op: str, size, hit_ratio=0.0, think_time=0.0) -> ClosedLoadResult:
         r"""Throughput of ``threads`` synchronous requesters (iozone threads), exact MVA.
 
@@ -690,34 +669,35 @@ class StorageServer:
         """
         from zmodel.queueing import mva
 
-        op = _op(op)
+        op = as_choice("op", op, OPERATIONS)
+        n = as_int_array("threads", threads)
         d = self.demands(op, size, hit_ratio)
-        n = np.asarray(threads)
-        disk = float(np.asarray(d["disk"]))
-        asynchronous = op != "random_read"
-        if asynchronous or disk == 0:
+        shape = np.broadcast_shapes(n.shape, np.shape(d["link"]), np.shape(d["disk"]))
+        n = np.broadcast_to(n, shape)
+        link, disk = np.broadcast_to(d["link"], shape), np.broadcast_to(d["disk"], shape)
+        front = [np.full(shape, self.hit_time), link]
+        if op != "random_read":
             # fast writes and pre-staged sequential reads: the requester sees controller +
             # link; destage / pre-stage run asynchronously and cap the long-run rate
-            r = mva([self.hit_time, float(d["link"])], population=n, think_time=think_time,
-                    servers=[math.inf, self.links])
-            x_front = np.asarray(r.throughput, dtype=float)
-            cap = self.disk_count / disk if disk > 0 else np.inf
-            x = np.minimum(x_front, cap)
+            r = mva(np.stack(front, axis=-1), population=n, think_time=think_time, servers=[math.inf, self.links])
+            with np.errstate(divide="ignore"):
+                cap = np.where(disk > 0, self.disk_count / np.where(disk > 0, disk, 1.0), np.inf)
+            x = np.minimum(np.asarray(r.throughput, dtype=float), cap)
             with np.errstate(divide="ignore", invalid="ignore"):
                 resp = np.where(x > 0, n / np.where(x > 0, x, 1.0) - think_time, 0.0)
-            u_link = x * float(d["link"]) / self.links
-            u_disk = x * disk / self.disk_count if disk > 0 else np.zeros_like(x)
-        else:
-            r = mva([self.hit_time, float(d["link"]), disk], population=n, think_time=think_time,
+            u_link = x * link / self.links
+            u_disk = x * disk / self.disk_count
+        else:  # the disks are a third station (zero demand when every read hits)
+            r = mva(np.stack(front + [disk], axis=-1), population=n, think_time=think_time,
                     servers=[math.inf, self.links, self.disk_count])
             x = np.asarray(r.throughput, dtype=float)
             resp = np.asarray(r.response_time, dtype=float)
             u = np.asarray(r.utilization)
             u_link, u_disk = u[..., 1], u[..., 2]
-        f = (lambda a: float(a) if np.ndim(a) == 0 else np.asarray(a, dtype=float))
-        return ClosedLoadResult(throughput=f(x), data_rate=f(x * float(size)), response_time=f(resp),
-                                link_utilization=f(u_link), backend_utilization=f(u_disk))
+        return ClosedLoadResult(throughput=x, data_rate=x * np.asarray(size, dtype=float), response_time=resp,
+                                link_utilization=u_link, backend_utilization=u_disk)
 
+    @vectorized
     def nvs(self, write_rate, size, op: str = "random_write") -> NvsResult:
         r"""NVS as a finite buffer: probability that a fast write finds it full.
 
@@ -743,13 +723,11 @@ class StorageServer:
         """
         from zmodel.queueing import mmck
 
-        if op not in ("random_write", "sequential_write"):
-            raise ValueError(f"op must be 'random_write' or 'sequential_write', got {op!r}")
+        op = as_choice("op", op, ("random_write", "sequential_write"))
+        lam = as_float_array("write_rate", write_rate)
         d = self.demands(op, size)
-        mu = self.disk_count / float(np.asarray(d["disk"]))
-        k = max(1, int(self.nvs_size // float(size)))
-        lam = np.asarray(write_rate, dtype=float)
+        mu = self.disk_count / np.asarray(d["disk"])
+        k = np.maximum(1.0, np.floor(self.nvs_size / np.asarray(size, dtype=float)))
         r = mmck(lam, 1.0 / mu, 1, k)
-        f = (lambda a: float(a) if np.ndim(a) == 0 else np.asarray(a))
-        return NvsResult(full_probability=f(r.blocking_probability), destage_utilization=f(lam / mu),
-                         destage_rate=mu, buffer_writes=k)
+        return NvsResult(full_probability=np.asarray(r.blocking_probability), destage_utilization=lam / mu,
+                         destage_rate=mu, buffer_writes=int(k) if k.ndim == 0 else k)

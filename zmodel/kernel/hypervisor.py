@@ -39,13 +39,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import (
-    as_float_array,
-    as_int_array,
-    as_probability,
-    series_index,
-    warn_saturated,
-    wrap,
+from zmodel.conventions import (
+    SaturationWarning, as_float_array, as_int_array, as_probability, vectorized, warn_saturated,
 )
 
 __all__ = [
@@ -85,15 +80,11 @@ DEFAULT_SPIN_ITERATION = 20e-9     # one try of the spin loop (load, compare, br
 DEFAULT_DIAGNOSE_COST = 10e-6      # one DIAG 44 / DIAG 9C intercept, round trip [s]
 
 
-class _SeriesAware(Result):
-    """Result whose fields may be pandas Series (a Series came in); the base frames on its index."""
-
-
 # =====================================================================================
 # 1. PR/SM: weight-based dispatch of shared logical CPUs
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class LparDispatchResult(_SeriesAware):
+class LparDispatchResult(Result):
     """Capacity of LPARs sharing physical CPUs by PR/SM weights.
 
     Attributes
@@ -146,6 +137,7 @@ def _water_fill(capacity, weights, ceilings):
     return np.minimum(ceilings, lam * weights)
 
 
+@vectorized
 def lpar_dispatch(physical_cpus, weights, logical_cpus, demand, capped=False) -> LparDispatchResult:
     r"""PR/SM dispatch of shared physical CPUs to LPARs by processing weight.
 
@@ -233,7 +225,6 @@ def lpar_dispatch(physical_cpus, weights, logical_cpus, demand, capped=False) ->
     >>> [round(x, 12) for x in r.achieved_capacity.tolist()]
     [6.5, 3.0, 0.5]
     """
-    index = series_index(weights, logical_cpus, demand)
     P = as_float_array("physical_cpus", physical_cpus, positive=True)
     w = as_float_array("weights", weights, positive=True, min_ndim=1)
     L = as_int_array("logical_cpus", logical_cpus, minimum=1).astype(float)
@@ -260,11 +251,11 @@ def lpar_dispatch(physical_cpus, weights, logical_cpus, demand, capped=False) ->
     unused = Pk[..., 0] - achieved.sum(axis=-1)
     unused = float(unused) if np.ndim(unused) == 0 else unused
     return LparDispatchResult(
-        weight_share=wrap(share, index, "weight_share"),
-        entitled_capacity=wrap(entitled, index, "entitled_capacity"),
-        achieved_capacity=wrap(achieved, index, "achieved_capacity"),
-        steal_fraction=wrap(steal, index, "steal_fraction"),
-        dispatch_fraction=wrap(dispatch, index, "dispatch_fraction"),
+        weight_share=share,
+        entitled_capacity=entitled,
+        achieved_capacity=achieved,
+        steal_fraction=steal,
+        dispatch_fraction=dispatch,
         unused_capacity=unused,
     )
 
@@ -273,7 +264,7 @@ def lpar_dispatch(physical_cpus, weights, logical_cpus, demand, capped=False) ->
 # 2. z/VM: timer ticks of idle guests vs the idle-tick patch
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class IdleTickResult(_SeriesAware):
+class IdleTickResult(Result):
     """CPU consumed by idle z/VM guests' timer ticks.
 
     Attributes
@@ -305,6 +296,7 @@ class IdleTickResult(_SeriesAware):
     recognized_idle: Any
 
 
+@vectorized
 def idle_guest_overhead(guests, hz=100, *, idle_tick_patch=False, cost_per_tick=DEFAULT_TICK_COST,
                         physical_cpus=1, virtual_cpus=1, idle_wakeup_rate=0.0,
                         test_idle=ZVM_TEST_IDLE) -> IdleTickResult:
@@ -384,7 +376,6 @@ def idle_guest_overhead(guests, hz=100, *, idle_tick_patch=False, cost_per_tick=
     >>> idle_guest_overhead(200, 100, idle_tick_patch=True).cpu_overhead
     0.0
     """
-    index = series_index(guests, hz, cost_per_tick, physical_cpus, virtual_cpus)
     n = as_int_array("guests", guests, minimum=0).astype(float)
     f = as_float_array("hz", hz, positive=True)
     patch = np.asarray(idle_tick_patch)
@@ -410,14 +401,14 @@ def idle_guest_overhead(guests, hz=100, *, idle_tick_patch=False, cost_per_tick=
     out = dict(tick_rate=tick_rate, cpu_overhead=overhead, offered_load=load,
                utilization=np.minimum(load, 1.0), saturation_guests=n_sat, idle_interval=interval,
                recognized_idle=(interval > t_idle).astype(float))
-    return IdleTickResult(**{k: wrap(val, index, k) for k, val in out.items()})
+    return IdleTickResult(**out)
 
 
 # =====================================================================================
 # 3. Spinlocks on overcommitted virtual CPUs: DIAG 44 vs spin_retry + DIAG 9C
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class HolderPreemptionResult(_SeriesAware):
+class HolderPreemptionResult(Result):
     """Lock-holder preemption on overcommitted virtual CPUs.
 
     Attributes
@@ -467,6 +458,7 @@ def _preemption(rho, h, ts):
     return g, kappa, D, EH, EH2
 
 
+@vectorized
 def holder_preemption(overcommit, hold_time, time_slice=DEFAULT_TIME_SLICE) -> HolderPreemptionResult:
     r"""Preemption of a spinlock holder's virtual CPU by the hypervisor.
 
@@ -526,13 +518,12 @@ def holder_preemption(overcommit, hold_time, time_slice=DEFAULT_TIME_SLICE) -> H
     >>> holder_preemption(0.8, 10e-6).preemption_probability   # no overcommit
     0.0
     """
-    index = series_index(overcommit, hold_time, time_slice)
     rho, h, ts = _check_preemption(overcommit, hold_time, time_slice)
     g, kappa, D, EH, EH2 = _preemption(rho, h, ts)
     out = dict(stretch=g, steal_fraction=1.0 - 1.0 / g, descheduled_time=D,
                preemption_probability=(EH - h) / EH, effective_hold_time=EH,
                hold_time_second_moment=EH2, residual_hold_time=EH2 / (2.0 * EH))
-    return HolderPreemptionResult(**{k: wrap(v, index, k) for k, v in out.items()})
+    return HolderPreemptionResult(**out)
 
 
 #: the waiting strategies of :func:`spinlock_yield`
@@ -540,7 +531,7 @@ SPINLOCK_STRATEGIES = ("spin", "diag44", "spin_retry_diag44", "spin_retry_diag9c
 
 
 @dataclasses.dataclass(frozen=True)
-class SpinlockYieldResult(_SeriesAware):
+class SpinlockYieldResult(Result):
     """One contended spinlock acquisition under a waiting strategy.
 
     Attributes
@@ -582,6 +573,7 @@ def _poll(mean_remaining, spin, yield_time):
     return wait, spin_cpu, yields
 
 
+@vectorized
 def spinlock_yield(overcommit, hold_time, strategy="spin_retry_diag9c", *, time_slice=DEFAULT_TIME_SLICE,
                    spin_retry=SPIN_RETRY_DEFAULT, spin_iteration_time=DEFAULT_SPIN_ITERATION,
                    diagnose_cost=DEFAULT_DIAGNOSE_COST) -> SpinlockYieldResult:
@@ -674,7 +666,6 @@ def spinlock_yield(overcommit, hold_time, strategy="spin_retry_diag9c", *, time_
     """
     if strategy not in SPINLOCK_STRATEGIES:
         raise ValueError(f"strategy must be one of {list(SPINLOCK_STRATEGIES)}, got {strategy!r}")
-    index = series_index(overcommit, hold_time, time_slice, spin_retry, spin_iteration_time, diagnose_cost)
     rho, h, ts = _check_preemption(overcommit, hold_time, time_slice)
     n_retry = as_int_array("spin_retry", spin_retry, minimum=0).astype(float)
     t_it = as_float_array("spin_iteration_time", spin_iteration_time, positive=True)
@@ -706,14 +697,14 @@ def spinlock_yield(overcommit, hold_time, strategy="spin_retry_diag9c", *, time_
         wasted_cpu=(1 - p) * (ca + c * ka) + p * (cb + c * kb),
         diagnoses=(1 - p) * ka + p * kb,
     )
-    return SpinlockYieldResult(**{k: wrap(v, index, k) for k, v in out.items()}, strategy=strategy)
+    return SpinlockYieldResult(**out, strategy=strategy)
 
 
 # =====================================================================================
 # 4. Virtual CPU time accounting: the CPU lines of `top`, steal time
 # =====================================================================================
 @dataclasses.dataclass(frozen=True)
-class CpuAccountingResult(_SeriesAware):
+class CpuAccountingResult(Result):
     """Per-virtual-CPU time breakdown as ``top`` shows it (percent of wall time).
 
     Attributes
@@ -742,6 +733,7 @@ class CpuAccountingResult(_SeriesAware):
     dispatch_fraction: Any
 
 
+@vectorized
 def guest_cpu_accounting(runnable, capacity, *, iowait=0.0, user=1.0, nice=0.0, system=0.0,
                          hardirq=0.0, softirq=0.0) -> CpuAccountingResult:
     r"""The ``top`` CPU lines of a guest whose virtual CPUs share a physical capacity.
@@ -802,7 +794,6 @@ def guest_cpu_accounting(runnable, capacity, *, iowait=0.0, user=1.0, nice=0.0, 
     >>> r.user.tolist()[0], r.system.tolist()[0], r.steal.tolist()[0], r.tick_based_busy.tolist()[0]
     (45.0, 5.0, 50.0, 100.0)
     """
-    index = series_index(runnable)
     r = as_probability("runnable", runnable)
     if r.ndim < 1:
         raise ValueError(f"runnable must have one entry per virtual CPU (at least 1 dimension), got shape {r.shape}")
@@ -829,12 +820,12 @@ def guest_cpu_accounting(runnable, capacity, *, iowait=0.0, user=1.0, nice=0.0, 
     out = {k: 100.0 * np.broadcast_to(busy * s, shape) for k, s in shares.items()}
     out.update(idle=100.0 * (1.0 - r - wa), iowait=100.0 * wa, steal=100.0 * r * (1.0 - phi[..., None]),
                tick_based_busy=100.0 * r)
-    out = {k: wrap(np.array(v, dtype=float), index, k) for k, v in out.items()}
+    out = {k: np.array(v, dtype=float) for k, v in out.items()}
     return CpuAccountingResult(**out, dispatch_fraction=float(phi) if phi.ndim == 0 else phi)
 
 
 @dataclasses.dataclass(frozen=True)
-class DispatchStealResult(_SeriesAware):
+class DispatchStealResult(Result):
     """Finite-source (machine-repairman) view of virtual CPUs on physical CPUs.
 
     Attributes
@@ -855,6 +846,7 @@ class DispatchStealResult(_SeriesAware):
     physical_utilization: Any
 
 
+@vectorized
 def vcpu_dispatch_steal(virtual_cpus, physical_cpus, dedicated_busy, burst_time=DEFAULT_TIME_SLICE
                         ) -> DispatchStealResult:
     r"""Steal time of virtual CPUs as a finite-source queue (M/M/c//N), exact.
@@ -903,7 +895,6 @@ def vcpu_dispatch_steal(virtual_cpus, physical_cpus, dedicated_busy, burst_time=
     """
     from zmodel.queueing import machine_repairman
 
-    index = series_index(virtual_cpus, physical_cpus, dedicated_busy, burst_time)
     n = as_int_array("virtual_cpus", virtual_cpus, minimum=0)
     c = as_int_array("physical_cpus", physical_cpus, minimum=1)
     u = as_probability("dedicated_busy", dedicated_busy)
@@ -920,4 +911,4 @@ def vcpu_dispatch_steal(virtual_cpus, physical_cpus, dedicated_busy, burst_time=
         idle = np.where(N > 0, 1.0 - np.asarray(res.queue_length) / np.where(N > 0, N, 1.0), 1.0)
     out = dict(busy_fraction=busy, steal_fraction=steal, idle_fraction=idle,
                physical_utilization=np.asarray(res.utilization, dtype=float))
-    return DispatchStealResult(**{k: wrap(v, index, k) for k, v in out.items()})
+    return DispatchStealResult(**out)

@@ -49,7 +49,10 @@ import numpy as np
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.queueing import machine_repairman, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, as_probability, series_index, wrap
+from zmodel.conventions import (
+    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
+)
+from zmodel.units import MiB
 
 __all__ = [
     "SCHEDULERS",
@@ -79,39 +82,6 @@ SCHEDULERS = ("noop", "deadline", "anticipatory", "cfq")
 UNPLUG_SCOPES = ("global", "per_backing_dev")
 
 
-def _scalar(name: str, value, *, positive=False, allow_inf=False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if positive and v <= 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    if not positive and v < 0:
-        raise ValueError(f"{name} must be non-negative, got {value!r}")
-    return v
-
-
-def _integer(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) \
-            or not math.isfinite(float(value)) or float(value) != int(value) or int(value) < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(value)
-
-
-def _choice(name: str, value, allowed) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value
-
-
-def _out(a):
-    a = np.asarray(a, dtype=float)
-    return float(a) if a.ndim == 0 else a
-
-
 # =========================================================================== plugging
 @dataclasses.dataclass(frozen=True)
 class PlugMergeResult(Result):
@@ -135,6 +105,7 @@ class PlugMergeResult(Result):
     plug_latency: Any
 
 
+@vectorized
 def plug_merge(arrival_rate, plug_delay, streams=1, contiguity=1.0) -> PlugMergeResult:
     r"""Merge probability of requests queued while the request queue is plugged.
 
@@ -204,7 +175,6 @@ def plug_merge(arrival_rate, plug_delay, streams=1, contiguity=1.0) -> PlugMerge
     >>> round(plug_merge(1000.0, 3e-3, streams=4).merge_probability, 6)
     0.354275
     """
-    index = series_index(arrival_rate, plug_delay, streams, contiguity)
     lam = as_float_array("arrival_rate", arrival_rate)
     tau = as_float_array("plug_delay", plug_delay)
     s = as_float_array("streams", streams, positive=True)
@@ -220,10 +190,10 @@ def plug_merge(arrival_rate, plug_delay, streams=1, contiguity=1.0) -> PlugMerge
     p = c * load / (1.0 + load) * (1.0 - (1.0 - 1.0 / s) * frac)
     per = 1.0 / (1.0 - p)
     latency = tau * (1.0 + load / 2.0) / (1.0 + load)
-    return PlugMergeResult(merge_probability=wrap(p, index, "merge_probability"),
-                           requests_per_dispatch=wrap(per, index, "requests_per_dispatch"),
-                           dispatch_rate=wrap(lam * (1.0 - p), index, "dispatch_rate"),
-                           plug_latency=wrap(latency, index, "plug_latency"))
+    return PlugMergeResult(merge_probability=p,
+                           requests_per_dispatch=per,
+                           dispatch_rate=lam * (1.0 - p),
+                           plug_latency=latency)
 
 
 # =========================================================================== unplugging
@@ -255,6 +225,7 @@ class UnplugResult(Result):
     scope: str
 
 
+@vectorized
 def unplug_throughput(population, devices, scope, *, cpus=1, cpu_time=20e-6, device_time=0.0,
                       queue_walk_time=1e-6, lock_time=1e-6) -> UnplugResult:
     r"""Throughput of synchronous I/O over ``devices`` queues with global or per-queue unplugging.
@@ -317,14 +288,13 @@ def unplug_throughput(population, devices, scope, *, cpus=1, cpu_time=20e-6, dev
     >>> round(r.throughput, 6)
     100000.0
     """
-    _choice("scope", scope, UNPLUG_SCOPES)
-    d = _integer("devices", devices)
-    c = _integer("cpus", cpus)
-    t_cpu = _scalar("cpu_time", cpu_time, positive=True)
-    t_dev = _scalar("device_time", device_time)
-    t_w = _scalar("queue_walk_time", queue_walk_time)
-    t_l = _scalar("lock_time", lock_time)
-    index = series_index(population)
+    as_choice("scope", scope, UNPLUG_SCOPES)
+    d = as_count("devices", devices)
+    c = as_count("cpus", cpus)
+    t_cpu = as_scalar("cpu_time", cpu_time, positive=True)
+    t_dev = as_scalar("device_time", device_time)
+    t_w = as_scalar("queue_walk_time", queue_walk_time)
+    t_l = as_scalar("lock_time", lock_time)
     n = as_int_array("population", population, minimum=0)
     visited = d if scope == "global" else 1
     hold = t_l + visited * t_w
@@ -338,13 +308,14 @@ def unplug_throughput(population, devices, scope, *, cpus=1, cpu_time=20e-6, dev
     r = mva(demands, population=n, servers=servers)
     x = np.asarray(r.throughput, dtype=float)
     u_lock = x * hold / servers[1] if math.isfinite(servers[1]) else np.zeros_like(x)
-    return UnplugResult(throughput=wrap(x, index, "throughput"),
-                        response_time=wrap(np.asarray(r.response_time, dtype=float), index, "response_time"),
-                        lock_utilization=wrap(u_lock, index, "lock_utilization"),
+    return UnplugResult(throughput=x,
+                        response_time=np.asarray(r.response_time, dtype=float),
+                        lock_utilization=u_lock,
                         queues_visited=visited, unplug_time=hold, scope=scope)
 
 
 # =========================================================================== seeks
+@vectorized
 def elevator_seek_time(disk: Disk, queue_depth):
     r"""Mean seek time when a sweep elevator picks the next of ``queue_depth`` queued requests.
 
@@ -406,7 +377,6 @@ def elevator_seek_time(disk: Disk, queue_depth):
 
     if not isinstance(disk, Disk):
         raise ValueError(f"disk must be a zmodel.hardware.storage.Disk, got {type(disk).__name__}")
-    index = series_index(queue_depth)
     q = as_float_array("queue_depth", queue_depth)
     if (q < 1).any():
         raise ValueError(f"queue_depth must be at least 1, got {queue_depth!r}")
@@ -419,7 +389,7 @@ def elevator_seek_time(disk: Disk, queue_depth):
     sqrt_term = m * np.exp(betaln(1.5, m)) * betainc(1.5, m, beta)
     lin_term = (1.0 - betainc(2.0, m, beta)) / (m + 1.0)
     t = a * (1.0 - tail) + b * math.sqrt(C) * sqrt_term + c * tail + e * C * lin_term
-    return wrap(t, index, "seek_time")
+    return t
 
 
 # =========================================================================== devices
@@ -469,19 +439,20 @@ class IODevice:
     request_size: float = 4096.0
 
     def __post_init__(self):
-        object.__setattr__(self, "spindles", _integer("spindles", self.spindles))
-        object.__setattr__(self, "service_time", _scalar("service_time", self.service_time, positive=True))
+        object.__setattr__(self, "spindles", as_count("spindles", self.spindles))
+        object.__setattr__(self, "service_time", as_scalar("service_time", self.service_time, positive=True))
         object.__setattr__(self, "near_service_time",
-                           _scalar("near_service_time", self.near_service_time, positive=True))
+                           as_scalar("near_service_time", self.near_service_time, positive=True))
         if self.disk is not None and not isinstance(self.disk, Disk):
             raise ValueError(f"disk must be a Disk or None, got {type(self.disk).__name__}")
-        object.__setattr__(self, "request_size", _scalar("request_size", self.request_size, positive=True))
+        object.__setattr__(self, "request_size", as_scalar("request_size", self.request_size, positive=True))
 
     @classmethod
     def single_disk(cls, disk: Disk, request_size=4096.0) -> "IODevice":
         """One drive with one moving head; host ordering shortens its seeks."""
         if not isinstance(disk, Disk):
             raise ValueError(f"disk must be a Disk, got {type(disk).__name__}")
+        request_size = as_scalar("request_size", request_size, positive=True)
         s = float(disk.service_time(request_size))
         near = float(disk.transfer_time(request_size))
         return cls(1, s, near, disk, request_size)
@@ -495,17 +466,19 @@ class IODevice:
         """
         if not isinstance(server, StorageServer):
             raise ValueError(f"server must be a StorageServer, got {type(server).__name__}")
-        d = server.demands("random_read", request_size, hit_ratio)
+        request_size = as_scalar("request_size", request_size, positive=True)
+        d = server.demands("random_read", request_size, as_fraction("hit_ratio", hit_ratio))
         s = server.hit_time + float(np.asarray(d["disk"]))
         return cls(server.disk_count, s, s, None, request_size)
 
+    @vectorized
     def service(self, queue_depth=1.0):
         """Mean random-order service when the elevator chooses among ``queue_depth`` requests [s]."""
         if self.disk is None:
             q = as_float_array("queue_depth", queue_depth)
-            return _out(np.full(q.shape, self.service_time))
+            return np.full(q.shape, self.service_time)
         seek = np.asarray(elevator_seek_time(self.disk, queue_depth))
-        return _out(seek + self.disk.rotational_latency + float(self.disk.transfer_time(self.request_size)))
+        return seek + self.disk.rotational_latency + float(self.disk.transfer_time(self.request_size))
 
 
 # =========================================================================== schedulers
@@ -532,6 +505,7 @@ class SchedulerResult(Result):
     scheduler: str
 
 
+@vectorized
 def anticipation_hold(think_time, antic_expire):
     r"""Mean time the anticipatory scheduler idles after a read: :math:`E[\min(Z, w)]`.
 
@@ -558,13 +532,12 @@ def anticipation_hold(think_time, antic_expire):
     >>> round(anticipation_hold(1e-3, 6e-3) * 1e3, 9)     # 1 - e^-6
     0.997521248
     """
-    index = series_index(think_time, antic_expire)
     z = as_float_array("think_time", think_time)
     w = as_float_array("antic_expire", antic_expire)
     z, w = np.broadcast_arrays(z, w)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # tiny z: expm1(-inf) = -1
         g = np.where(z > 0, -z * np.expm1(-w / np.where(z > 0, z, 1.0)), 0.0)
-    return wrap(g, index, "hold")
+    return g
 
 
 def _birth_death(n_pop: int, think: float, mu) -> tuple[float, float]:
@@ -577,6 +550,7 @@ def _birth_death(n_pop: int, think: float, mu) -> tuple[float, float]:
     return float(r.throughput), float(r.probabilities[0])
 
 
+@vectorized
 def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, locality=1.0,
                          antic_expire=6e-3, cfq_quantum=4) -> SchedulerResult:
     r"""Throughput of ``processes`` synchronous readers on ``device`` under an I/O scheduler.
@@ -669,14 +643,13 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     >>> round(r.throughput, 3)                  # 60e6 / 4096
     14648.438
     """
-    _choice("scheduler", scheduler, SCHEDULERS)
+    as_choice("scheduler", scheduler, SCHEDULERS)
     if not isinstance(device, IODevice):
         raise ValueError(f"device must be an IODevice, got {type(device).__name__}")
-    z = _scalar("think_time", think_time)
+    z = as_scalar("think_time", think_time)
     ell = float(as_probability("locality", locality))
-    w = _scalar("antic_expire", antic_expire)
-    quantum = _integer("cfq_quantum", cfq_quantum)
-    index = series_index(processes)
+    w = as_scalar("antic_expire", antic_expire)
+    quantum = as_count("cfq_quantum", cfq_quantum)
     n_arr = as_int_array("processes", processes)
     flat = n_arr.ravel()
     m = device.spindles
@@ -719,10 +692,9 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     with np.errstate(divide="ignore", invalid="ignore"):
         resp = np.where(x > 0, flat / np.where(x > 0, x, 1.0) - z, 0.0)
     shape = n_arr.shape
-    return SchedulerResult(throughput=wrap(x.reshape(shape), index, "throughput"),
-                           response_time=wrap(resp.reshape(shape), index, "response_time"),
-                           device_utilization=wrap(np.minimum(busy, 1.0).reshape(shape), index,
-                                                   "device_utilization"),
+    return SchedulerResult(throughput=x.reshape(shape),
+                           response_time=resp.reshape(shape),
+                           device_utilization=np.minimum(busy, 1.0).reshape(shape),
                            scheduler=scheduler)
 
 
@@ -748,6 +720,7 @@ class DirectIOResult(Result):
     raw_gap: Any
 
 
+@vectorized
 def direct_io(request_size, device_time, *, copy_time_per_byte=16 / 3250e6, page_time=1e-6,
               syscall_time=5e-6, map_time=1e-6, readahead_overlap=0.0, page_size=4096.0) -> DirectIOResult:
     r"""Page cache vs direct I/O (O_DIRECT) vs raw device: time per synchronous request.
@@ -805,15 +778,14 @@ def direct_io(request_size, device_time, *, copy_time_per_byte=16 / 3250e6, page
     >>> r.gain, r.raw_gap
     (1.0, 0.0)
     """
-    index = series_index(request_size, device_time)
     b = as_float_array("request_size", request_size, positive=True)
     td = as_float_array("device_time", device_time)
-    c_copy = _scalar("copy_time_per_byte", copy_time_per_byte)
-    t_page = _scalar("page_time", page_time)
-    t_sys = _scalar("syscall_time", syscall_time)
-    t_map = _scalar("map_time", map_time)
+    c_copy = as_scalar("copy_time_per_byte", copy_time_per_byte)
+    t_page = as_scalar("page_time", page_time)
+    t_sys = as_scalar("syscall_time", syscall_time)
+    t_map = as_scalar("map_time", map_time)
     rho = float(as_probability("readahead_overlap", readahead_overlap))
-    page = _scalar("page_size", page_size, positive=True)
+    page = as_scalar("page_size", page_size, positive=True)
     b, td = np.broadcast_arrays(b, td)
     cpu = t_sys + b * c_copy + np.ceil(b / page) * t_page
     t_pc = cpu + td - rho * np.minimum(cpu, td)
@@ -822,10 +794,10 @@ def direct_io(request_size, device_time, *, copy_time_per_byte=16 / 3250e6, page
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = t_pc / t_direct
         gap = np.where(t_raw > 0, 100.0 * (t_direct - t_raw) / np.where(t_raw > 0, t_raw, 1.0), 0.0)
-    return DirectIOResult(page_cache_time=wrap(t_pc, index, "page_cache_time"),
-                          direct_time=wrap(t_direct, index, "direct_time"),
-                          raw_time=wrap(t_raw, index, "raw_time"),
-                          gain=wrap(gain, index, "gain"), raw_gap=wrap(gap, index, "raw_gap"))
+    return DirectIOResult(page_cache_time=t_pc,
+                          direct_time=t_direct,
+                          raw_time=t_raw,
+                          gain=gain, raw_gap=gap)
 
 
 # =========================================================================== file systems
@@ -881,10 +853,10 @@ class FileSystem:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        _choice("journaling", self.journaling, ("none", "metadata", "data"))
+        as_choice("journaling", self.journaling, ("none", "metadata", "data"))
         for f in ("metadata_writes", "journal_writes", "commit_writes"):
-            object.__setattr__(self, f, _scalar(f, getattr(self, f)))
-        object.__setattr__(self, "cpu_time", _scalar("cpu_time", self.cpu_time, positive=True))
+            object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
+        object.__setattr__(self, "cpu_time", as_scalar("cpu_time", self.cpu_time, positive=True))
         object.__setattr__(self, "replay_fraction", float(as_probability("replay_fraction", self.replay_fraction)))
         if self.journaling == "none" and (self.journal_writes or self.commit_writes):
             raise ValueError("journal_writes and commit_writes must be 0 for a file system without a journal")
@@ -936,6 +908,7 @@ class DbenchResult(Result):
     filesystem: str
 
 
+@vectorized
 def dbench_throughput(fs: FileSystem, processes, *, cpus=4, volumes=1, write_time=4e-3,
                       data_writes=1.0) -> DbenchResult:
     r"""Throughput of ``processes`` dbench clients on a file system over ``volumes`` striped volumes.
@@ -992,11 +965,10 @@ def dbench_throughput(fs: FileSystem, processes, *, cpus=4, volumes=1, write_tim
     """
     if not isinstance(fs, FileSystem):
         raise ValueError(f"fs must be a FileSystem, got {type(fs).__name__}")
-    c = _integer("cpus", cpus)
-    k = _integer("volumes", volumes)
-    tw = _scalar("write_time", write_time, positive=True)
-    wd = _scalar("data_writes", data_writes)
-    index = series_index(processes)
+    c = as_count("cpus", cpus)
+    k = as_count("volumes", volumes)
+    tw = as_scalar("write_time", write_time, positive=True)
+    wd = as_scalar("data_writes", data_writes)
     n = as_int_array("processes", processes)
     per_volume = (wd + fs.metadata_writes + fs.journal_writes) * tw / k
     commit = fs.commit_writes * tw
@@ -1004,11 +976,11 @@ def dbench_throughput(fs: FileSystem, processes, *, cpus=4, volumes=1, write_tim
     servers = [c] + [1] * k + [1 if commit > 0 else math.inf]
     r = mva(demands, population=n, servers=servers)
     x = np.asarray(r.throughput, dtype=float)
-    return DbenchResult(throughput=wrap(x, index, "throughput"),
-                        response_time=wrap(np.asarray(r.response_time, dtype=float), index, "response_time"),
-                        cpu_utilization=wrap(x * fs.cpu_time / c, index, "cpu_utilization"),
-                        disk_utilization=wrap(x * per_volume, index, "disk_utilization"),
-                        commit_utilization=wrap(x * commit, index, "commit_utilization"),
+    return DbenchResult(throughput=x,
+                        response_time=np.asarray(r.response_time, dtype=float),
+                        cpu_utilization=x * fs.cpu_time / c,
+                        disk_utilization=x * per_volume,
+                        commit_utilization=x * commit,
                         filesystem=fs.name)
 
 
@@ -1030,7 +1002,8 @@ class RecoveryResult(Result):
     filesystem: str
 
 
-def recovery_time(fs: FileSystem, fs_size, *, journal_size=32 * 2.0 ** 20, metadata_fraction=0.02,
+@vectorized
+def recovery_time(fs: FileSystem, fs_size, *, journal_size=32 * MiB, metadata_fraction=0.02,
                   read_rate=20e6, mount_time=1.0) -> RecoveryResult:
     r"""Time to recover a file system after a crash: full check (ext2) or journal replay.
 
@@ -1070,13 +1043,12 @@ def recovery_time(fs: FileSystem, fs_size, *, journal_size=32 * 2.0 ** 20, metad
     """
     if not isinstance(fs, FileSystem):
         raise ValueError(f"fs must be a FileSystem, got {type(fs).__name__}")
-    index = series_index(fs_size, journal_size)
     s = as_float_array("fs_size", fs_size)
     j = as_float_array("journal_size", journal_size)
     f = float(as_probability("metadata_fraction", metadata_fraction))
-    r = _scalar("read_rate", read_rate, positive=True)
-    t0 = _scalar("mount_time", mount_time)
+    r = as_scalar("read_rate", read_rate, positive=True)
+    t0 = as_scalar("mount_time", mount_time)
     s, j = np.broadcast_arrays(s, j)
     scanned = f * s if fs.journaling == "none" else fs.replay_fraction * j
-    return RecoveryResult(recovery_time=wrap(t0 + scanned / r, index, "recovery_time"),
-                          scanned_bytes=wrap(scanned * 1.0, index, "scanned_bytes"), filesystem=fs.name)
+    return RecoveryResult(recovery_time=t0 + scanned / r,
+                          scanned_bytes=scanned * 1.0, filesystem=fs.name)

@@ -41,13 +41,7 @@ from typing import Any
 import numpy as np
 
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import (
-    as_float_array,
-    as_int_array,
-    as_probability,
-    series_index,
-    wrap,
-)
+from zmodel.conventions import as_float_array, as_int_array, as_probability, vectorized
 
 __all__ = [
     "LockResult",
@@ -218,12 +212,8 @@ class FaultResult(Result):
     spin_fraction: Any
 
 
-def _wrapped(cls, index, **fields):
-    return cls(**{k: (v if isinstance(v, str) else wrap(np.asarray(v, dtype=float), index, k))
-                  for k, v in fields.items()})
-
-
 # --------------------------------------------------------------------------- spinlock
+@vectorized
 def spinlock(cpus, think_time, hold_time) -> LockResult:
     r"""A spinlock shared by N CPUs as a finite-source queue (M/M/1//N), exact.
 
@@ -277,7 +267,6 @@ def spinlock(cpus, think_time, hold_time) -> LockResult:
     """
     from zmodel.queueing import machine_repairman
 
-    index = series_index(cpus, think_time, hold_time)
     n = as_int_array("cpus", cpus, minimum=0).astype(float)
     z = as_float_array("think_time", think_time)
     s = as_float_array("hold_time", hold_time, positive=True)
@@ -289,7 +278,7 @@ def spinlock(cpus, think_time, hold_time) -> LockResult:
     spinning = x * w
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = np.where(n > 0, spinning / np.where(n > 0, n, 1.0), 0.0)
-    return _wrapped(LockResult, index, acquisition_rate=x, utilization=np.asarray(r.utilization, float),
+    return LockResult(acquisition_rate=x, utilization=np.asarray(r.utilization, float),
                     wait_time=w, queue_length=q, spinning_cpus=spinning, spin_fraction=frac,
                     useful_cpus=n - spinning, parallel_cpus=n - q, model="spinlock")
 
@@ -307,6 +296,7 @@ def _chain(n, think, log_service):
     return finite_source_probabilities(n, think, -log_service)
 
 
+@vectorized
 def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
     r"""Ticket spinlock whose hand-off time grows with the waiters (Boyd-Wickizer et al. 2012).
 
@@ -364,7 +354,6 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
     >>> round(r.parallel_cpus, 12) == round(6 / 17, 12)
     True
     """
-    index = series_index(cpus, think_time, serial_time, handoff_time)
     n = as_int_array("cpus", cpus, minimum=0).astype(float)
     a = as_float_array("think_time", think_time)
     s = as_float_array("serial_time", serial_time)
@@ -395,9 +384,10 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
            "spinning_cpus": spinning, "spin_fraction": frac, "useful_cpus": nf - spinning,
            "parallel_cpus": (np.maximum(nf[:, None] - k, 0.0) * p).sum(axis=1)}  # no cancellation
     out = {key: v.reshape(shape) for key, v in out.items()}
-    return _wrapped(LockResult, index, model="ticket", **out)
+    return LockResult(model="ticket", **out)
 
 
+@vectorized
 def ticket_lock_probabilities(cpus: int, think_time: float, serial_time: float,
                               handoff_time: float) -> np.ndarray:
     r"""Steady-state probabilities P_0..P_n of the ticket-lock chain (one configuration).
@@ -437,6 +427,7 @@ def ticket_lock_probabilities(cpus: int, think_time: float, serial_time: float,
     return _chain(np.array([float(n)]), np.array([a]), np.log(s + j * c))[0]
 
 
+@vectorized
 def knee_cpus(think_time, serial_time, handoff_time=0.0):
     r"""CPU count where the light-load and heavy-load asymptotes of a lock cross.
 
@@ -477,7 +468,6 @@ def knee_cpus(think_time, serial_time, handoff_time=0.0):
     >>> knee_cpus(15.0, 1.0)
     16.0
     """
-    index = series_index(think_time, serial_time, handoff_time)
     z = as_float_array("think_time", think_time)
     s = as_float_array("serial_time", serial_time)
     c = as_float_array("handoff_time", handoff_time)
@@ -485,10 +475,11 @@ def knee_cpus(think_time, serial_time, handoff_time=0.0):
     if (~(s + c > 0)).any():
         raise ValueError(f"serial_time + handoff_time must be positive, got {float((s + c)[~(s + c > 0)].flat[0])!r}")
     total = z + s + c
-    return wrap(2.0 * total / (s + np.sqrt(s * s + 4.0 * c * total)), index, "knee_cpus")
+    return 2.0 * total / (s + np.sqrt(s * s + 4.0 * c * total))
 
 
 # --------------------------------------------------------------------------- atomics
+@vectorized
 def atomic_update(cpus, think_time, transfer_time, conflict_probability=1.0,
                   latency_growth=0.0, hit_time=0.0) -> AtomicUpdateResult:
     r"""Contended atomic updates (cmpxchg retry loops) of one cache line, exact chain.
@@ -553,7 +544,6 @@ def atomic_update(cpus, think_time, transfer_time, conflict_probability=1.0,
     >>> round(atomic_update(2, 1.0, 1.0, 0.0).slowdown, 12)
     2.5
     """
-    index = series_index(cpus, think_time, transfer_time, conflict_probability, latency_growth, hit_time)
     n = as_int_array("cpus", cpus, minimum=0).astype(float)
     z = as_float_array("think_time", think_time, positive=True)
     tx = as_float_array("transfer_time", transfer_time, positive=True)
@@ -588,9 +578,10 @@ def atomic_update(cpus, think_time, transfer_time, conflict_probability=1.0,
     out = {"update_rate": x, "update_time": r, "cycle_time": cycle, "attempts_per_update": attempts,
            "line_utilization": busy, "slowdown": np.where(nf > 0, cycle / (zf + hf), 0.0)}
     out = {key: v.reshape(shape) for key, v in out.items()}
-    return _wrapped(AtomicUpdateResult, index, **out)
+    return AtomicUpdateResult(**out)
 
 
+@vectorized
 def line_saturation_cpus(transfer_time, period, conflict_probability=0.0, latency_growth=0.0):
     r"""Processor count at which one update per CPU per period saturates a cache line.
 
@@ -627,7 +618,6 @@ def line_saturation_cpus(transfer_time, period, conflict_probability=0.0, latenc
     >>> round(line_saturation_cpus(1e-6, 384e-6), 9)
     384.0
     """
-    index = series_index(transfer_time, period, conflict_probability, latency_growth)
     tx = as_float_array("transfer_time", transfer_time, positive=True)
     t = as_float_array("period", period, positive=True)
     q = as_probability("conflict_probability", conflict_probability)
@@ -649,10 +639,11 @@ def line_saturation_cpus(transfer_time, period, conflict_probability=0.0, latenc
         log_lo = np.where(above, log_lo, mid)
     root = np.exp(0.5 * (log_lo + log_hi))
     out = np.where(g == 0, np.maximum(quad, 1.0), np.where(f(lo) >= 0, 1.0, root))
-    return wrap(out, index, "line_saturation_cpus")
+    return out
 
 
 # --------------------------------------------------------------------------- hypervisor hook
+@vectorized
 def spin_waste(preemption_probability, hold_wait, preemption_delay, spin_limit=math.inf,
                yield_cost=0.0) -> SpinWasteResult:
     r"""CPU time a waiter burns per contended acquisition when the holder may be preempted.
@@ -710,7 +701,6 @@ def spin_waste(preemption_probability, hold_wait, preemption_delay, spin_limit=m
     >>> round(r.wasted_time * 1e6, 9)        # 0.9 * 1 us + 0.1 * 1000 us
     100.9
     """
-    index = series_index(preemption_probability, hold_wait, preemption_delay, spin_limit, yield_cost)
     p = as_probability("preemption_probability", preemption_probability)
     mr = as_float_array("hold_wait", hold_wait)
     mp = as_float_array("preemption_delay", preemption_delay)
@@ -729,11 +719,12 @@ def spin_waste(preemption_probability, hold_wait, preemption_delay, spin_limit=m
     sp, tp = truncated(mp)
     spin = (1 - p) * sr + p * sp
     yp = (1 - p) * tr + p * tp
-    return _wrapped(SpinWasteResult, index, wasted_time=spin + yp * y, spin_time=spin,
+    return SpinWasteResult(wasted_time=spin + yp * y, spin_time=spin,
                     yield_probability=yp)
 
 
 # --------------------------------------------------------------------------- block layer
+@vectorized
 def block_layer_locks(cpus, disks, lock_domains, think_time, hold_time, disk_time,
                       streams_per_cpu=1) -> BlockLockResult:
     r"""Block-layer lock contention for a chosen lock scope, by exact MVA.
@@ -797,7 +788,6 @@ def block_layer_locks(cpus, disks, lock_domains, think_time, hold_time, disk_tim
     """
     from zmodel.queueing import mva
 
-    index = series_index(cpus, think_time)
     n = as_int_array("cpus", cpus, minimum=0)
     d = int(as_int_array("disks", disks, minimum=1))
     lk = int(as_int_array("lock_domains", lock_domains, minimum=1))
@@ -829,10 +819,11 @@ def block_layer_locks(cpus, disks, lock_domains, think_time, hold_time, disk_tim
     nf = n.astype(float)
     spinning = np.minimum(out["io_rate"] * out["lock_wait"], nf)
     frac = np.where(nf > 0, spinning / np.where(nf > 0, nf, 1.0), 0.0)
-    return _wrapped(BlockLockResult, index, spinning_cpus=spinning, spin_fraction=frac,
+    return BlockLockResult(spinning_cpus=spinning, spin_fraction=frac,
                     lock_domains=np.full(shape, float(lk)), **out)
 
 
+@vectorized
 def big_kernel_lock(cpus, disks, think_time, hold_time, disk_time, streams_per_cpu=1) -> BlockLockResult:
     r"""I/O under the big kernel lock (Linux before 2.2): one global lock.
 
@@ -859,6 +850,7 @@ def big_kernel_lock(cpus, disks, think_time, hold_time, disk_time, streams_per_c
     return block_layer_locks(cpus, disks, 1, think_time, hold_time, disk_time, streams_per_cpu)
 
 
+@vectorized
 def io_request_lock(cpus, disks, think_time, hold_time, disk_time, scope="global",
                     majors=1, streams_per_cpu=1) -> BlockLockResult:
     r"""The Linux 2.2/2.4 ``io_request_lock``, under either reading of its scope.
@@ -911,6 +903,7 @@ def io_request_lock(cpus, disks, think_time, hold_time, disk_time, scope="global
     return block_layer_locks(cpus, disks, domains, think_time, hold_time, disk_time, streams_per_cpu)
 
 
+@vectorized
 def request_queue_locks(cpus, disks, think_time, hold_time, disk_time, streams_per_cpu=1) -> BlockLockResult:
     r"""Linux 2.6 block layer: one lock per request queue (per disk).
 
@@ -939,6 +932,7 @@ def request_queue_locks(cpus, disks, think_time, hold_time, disk_time, streams_p
 
 
 # --------------------------------------------------------------------------- Altix applications
+@vectorized
 def anonymous_touch(cpus, faults, fault_work, lock_serial_time=0.0, lock_handoff_time=0.0) -> FaultResult:
     r"""Time for N threads of one address space to first-touch memory (anonymous faults).
 
@@ -979,7 +973,6 @@ def anonymous_touch(cpus, faults, fault_work, lock_serial_time=0.0, lock_handoff
     >>> anonymous_touch(4, 1000, 1e-3).total_time   # no lock: 1000 faults x 1 ms / 4
     0.25
     """
-    index = series_index(cpus, fault_work, lock_serial_time, lock_handoff_time)
     n = as_int_array("cpus", cpus, minimum=1)
     f = float(as_float_array("faults", faults, positive=True))
     z = as_float_array("fault_work", fault_work, positive=True)
@@ -994,9 +987,10 @@ def anonymous_touch(cpus, faults, fault_work, lock_serial_time=0.0, lock_handoff
     else:
         x = n / z
         frac = np.zeros_like(x)
-    return _wrapped(FaultResult, index, fault_rate=x, total_time=f / x, spin_fraction=frac)
+    return FaultResult(fault_rate=x, total_time=f / x, spin_fraction=frac)
 
 
+@vectorized
 def devzero_faults(cpus, fault_work, lock_serial_time=0.0, lock_handoff_time=0.0) -> FaultResult:
     r"""Page faults per second of N processes faulting private ``/dev/zero`` mappings.
 
@@ -1036,6 +1030,7 @@ def devzero_faults(cpus, fault_work, lock_serial_time=0.0, lock_handoff_time=0.0
     return anonymous_touch(cpus, 1.0, fault_work, lock_serial_time, lock_handoff_time)
 
 
+@vectorized
 def gettimeofday_slowdown(concurrent, call_time, transfer_time, conflict_probability=1.0,
                           latency_growth=0.0):
     r"""Time of N concurrent ``gettimeofday()`` calls relative to one (ia64 cmpxchg).
@@ -1071,7 +1066,7 @@ def gettimeofday_slowdown(concurrent, call_time, transfer_time, conflict_probabi
     >>> gettimeofday_slowdown(1, 1e-6, 2e-6)
     1.0
     """
-    index = series_index(concurrent)
     n = as_int_array("concurrent", concurrent, minimum=1)
+    call_time = as_float_array("call_time", call_time, positive=True)
     r = atomic_update(n, call_time, transfer_time, conflict_probability, latency_growth, 0.0)
-    return wrap(np.asarray(r.slowdown, float), index, "slowdown")
+    return np.asarray(r.slowdown, float)

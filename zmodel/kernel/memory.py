@@ -44,7 +44,7 @@ import numpy as np
 
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, series_index, wrap
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized, check_fields
 
 __all__ = [
     "KERNELS",
@@ -71,26 +71,6 @@ def _check_kernel(kernel: str) -> str:
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {list(KERNELS)}, got {kernel!r}")
     return kernel
-
-
-def _nonneg_scalar(name: str, value) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
-    return v
-
-
-def _out(a):
-    a = np.asarray(a, dtype=float)
-    return float(a) if a.ndim == 0 else a
-
-
-@dataclasses.dataclass(frozen=True)
-class _SeriesResult(Result):
-    """Result whose fields may be pandas Series (a Series came in); the base frames on its index."""
 
 
 # --------------------------------------------------------------------------- costs
@@ -160,21 +140,22 @@ class InstructionCosts:
     purge_per_cpu: float = 0.1e-6
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, _nonneg_scalar(f.name, getattr(self, f.name)))
+        check_fields(self)
 
+    @vectorized
     def purge_stall(self, cpus):
         """Stall of each CPU per global TLB purge, ``purge + purge_per_cpu * cpus`` [s]."""
-        return _out(self.purge + self.purge_per_cpu * np.asarray(cpus, dtype=float))
+        return self.purge + self.purge_per_cpu * as_float_array("cpus", cpus)
 
+    @vectorized
     def ipte_stall(self, cpus):
         """Stall of each CPU per IPTE, ``ipte + ipte_per_cpu * cpus`` [s]."""
-        return _out(self.ipte + self.ipte_per_cpu * np.asarray(cpus, dtype=float))
+        return self.ipte + self.ipte_per_cpu * as_float_array("cpus", cpus)
 
 
 # --------------------------------------------------------------------------- counts
 @dataclasses.dataclass(frozen=True)
-class OperationCounts(_SeriesResult):
+class OperationCounts(Result):
     """Memory-management operations per page event (see :func:`operation_counts`).
 
     Attributes
@@ -196,6 +177,7 @@ class OperationCounts(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def operation_counts(kernel: str, mappings=1, searched_ptes=0) -> OperationCounts:
     r"""Storage-key, TLB and PTE operations a kernel executes per page event.
 
@@ -282,7 +264,7 @@ def operation_counts(kernel: str, mappings=1, searched_ptes=0) -> OperationCount
 
 # --------------------------------------------------------------------------- overhead
 @dataclasses.dataclass(frozen=True)
-class MemoryOverheadResult(_SeriesResult):
+class MemoryOverheadResult(Result):
     """Memory-management time per page event (see :func:`mm_overhead`).
 
     Attributes
@@ -317,6 +299,7 @@ class MemoryOverheadResult(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
                 costs: InstructionCosts | None = None) -> MemoryOverheadResult:
     r"""Memory-management time per page event: operation counts times operation costs.
@@ -374,7 +357,6 @@ def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
     costs = InstructionCosts() if costs is None else costs
     if not isinstance(costs, InstructionCosts):
         raise ValueError(f"costs must be an InstructionCosts, got {type(costs).__name__}")
-    index = series_index(cpus, mappings, searched_ptes)
     n = as_int_array("cpus", cpus, minimum=1).astype(float)
     c = operation_counts(kernel, mappings, searched_ptes)
     keys = c.iske * costs.iske + c.sske * costs.sske + c.rrbe * costs.rrbe
@@ -384,7 +366,7 @@ def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
     local = keys + search
     total = local + purge + ipte
     n, keys, search, local, purge, ipte, total = np.broadcast_arrays(n, keys, search, local, purge, ipte, total)
-    f = lambda a: wrap(np.array(a, dtype=float), index)  # noqa: E731
+    f = lambda a: np.array(a, dtype=float)  # noqa: E731
     return MemoryOverheadResult(cpus=f(n), storage_key_time=f(keys), search_time=f(search), local_time=f(local),
                                 purge_stall_time=f(purge), ipte_stall_time=f(ipte), total_time=f(total),
                                 kernel=kernel)
@@ -392,7 +374,7 @@ def mm_overhead(kernel: str, cpus, mappings=1, searched_ptes=0,
 
 # --------------------------------------------------------------------------- dbench
 @dataclasses.dataclass(frozen=True)
-class MemoryThroughputResult(_SeriesResult):
+class MemoryThroughputResult(Result):
     """Memory transfer rate of :class:`DbenchMemoryModel` vs processors.
 
     Attributes
@@ -400,7 +382,7 @@ class MemoryThroughputResult(_SeriesResult):
     cpus : float or ndarray
         Processors N [1].
     throughput : float or ndarray
-        Memory transfer rate [bytes/s].
+        Memory transfer rate [B/s].
     page_rate : float or ndarray
         Page events completed per second [1/s].
     cpu_demand : float or ndarray
@@ -446,7 +428,7 @@ class DbenchMemoryModel:
         Time per page inside globally serialised sections (global spinlocks, e.g. the
         2.4 page-cache and LRU locks), default 0 [s].
     page_size : float
-        Bytes transferred per page event [bytes].
+        Bytes transferred per page event [B].
     mappings : int
         PTEs per page whose state the kernel changes, m >= 1 [1].
     searched_ptes : int
@@ -503,9 +485,9 @@ class DbenchMemoryModel:
 
     def __post_init__(self):
         _check_kernel(self.kernel)
-        object.__setattr__(self, "cpu_time", _nonneg_scalar("cpu_time", self.cpu_time))
-        object.__setattr__(self, "serial_time", _nonneg_scalar("serial_time", self.serial_time))
-        ps = _nonneg_scalar("page_size", self.page_size)
+        object.__setattr__(self, "cpu_time", as_scalar("cpu_time", self.cpu_time))
+        object.__setattr__(self, "serial_time", as_scalar("serial_time", self.serial_time))
+        ps = as_scalar("page_size", self.page_size)
         if ps <= 0:
             raise ValueError(f"page_size must be positive, got {self.page_size!r}")
         object.__setattr__(self, "page_size", ps)
@@ -514,15 +496,16 @@ class DbenchMemoryModel:
         if not isinstance(self.costs, InstructionCosts):
             raise ValueError(f"costs must be an InstructionCosts, got {type(self.costs).__name__}")
 
+    @vectorized
     def demands(self, cpus):
         """Per-page demands (cpu_demand, serial_demand) [s] at ``cpus`` processors."""
         o = mm_overhead(self.kernel, cpus, self.mappings, self.searched_ptes, self.costs)
         d_cpu = self.cpu_time + np.asarray(o.total_time, dtype=float)
         return d_cpu, np.full_like(d_cpu, self.serial_time)
 
+    @vectorized
     def throughput(self, cpus) -> MemoryThroughputResult:
         """Solve the network at each processor count in ``cpus`` (vectorised)."""
-        index = series_index(cpus)
         n = as_int_array("cpus", cpus, minimum=1)
         d_cpu, d_ser = self.demands(n)
         if np.any(d_cpu + d_ser <= 0):
@@ -538,18 +521,19 @@ class DbenchMemoryModel:
         single = 1.0 / (self.cpu_time + self.serial_time
                         + float(mm_overhead(self.kernel, 1, self.mappings, self.searched_ptes,
                                             self.costs).local_time))
-        f = lambda a: wrap(np.array(a, dtype=float), index)  # noqa: E731
+        f = lambda a: np.array(a, dtype=float)  # noqa: E731
         return MemoryThroughputResult(cpus=f(n), throughput=f(x * self.page_size), page_rate=f(x),
                                       cpu_demand=f(d_cpu), serial_demand=f(d_ser), serial_utilization=f(u),
                                       efficiency=f(x / (n * single)), kernel=self.kernel)
 
+    @vectorized
     def peak_cpus(self, max_cpus: int = 256) -> float:
         """Processor count of the largest transfer rate, refined between integers [1].
 
         The maximum over N = 1..``max_cpus``, refined by the vertex of the parabola
         through it and its two neighbours; ``max_cpus`` when still rising there.
         """
-        n = np.arange(1, int(max_cpus) + 1)
+        n = np.arange(1, as_count("max_cpus", max_cpus) + 1)
         x = np.asarray(self.throughput(n).throughput, dtype=float)
         i = int(np.argmax(x))
         if i == 0 or i == len(n) - 1:
@@ -561,7 +545,7 @@ class DbenchMemoryModel:
 
 # --------------------------------------------------------------------------- page tables
 @dataclasses.dataclass(frozen=True)
-class PageTableMemoryResult(_SeriesResult):
+class PageTableMemoryResult(Result):
     """Page-table memory of processes sharing one buffer (see :func:`page_table_memory`).
 
     Attributes
@@ -569,9 +553,9 @@ class PageTableMemoryResult(_SeriesResult):
     entries_per_process : float or ndarray
         Page-table entries each process needs, ceil(buffer / page) [1].
     bytes_per_process : float or ndarray
-        Page-table memory per process, rounded up to whole table pages [bytes].
+        Page-table memory per process, rounded up to whole table pages [B].
     total_bytes : float or ndarray
-        ``processes * bytes_per_process`` [bytes].
+        ``processes * bytes_per_process`` [B].
     """
 
     entries_per_process: float | np.ndarray
@@ -581,6 +565,7 @@ class PageTableMemoryResult(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
                       table_size=None) -> PageTableMemoryResult:
     r"""Page-table memory for processes that each map the same shared buffer.
@@ -588,18 +573,18 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
     Parameters
     ----------
     buffer_size : float or array_like
-        Bytes of the shared buffer each process maps [bytes].
+        Bytes of the shared buffer each process maps [B].
     processes : int or array_like
         Processes mapping it; each has its own page table [1].
     page_size : float or array_like
         Page size: 4 KiB, or a large page (2 MiB / 4 MiB on Pentium, 1 MiB segments on
-        System z) [bytes].
+        System z) [B].
     entry_size : float or array_like
         Bytes per page-table entry: 4 on 32-bit x86 (the OSDL example), 8 on 64-bit
-        [bytes].
+        [B].
     table_size : float, optional
         Page-table allocation granule; each process's table is rounded up to a whole
-        number of these. ``None`` = no rounding [bytes].
+        number of these. ``None`` = no rounding [B].
 
     Returns
     -------
@@ -631,7 +616,6 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
     >>> r.bytes_per_process / 2**20, r.total_bytes / 2**30
     (16.0, 1.0)
     """
-    index = series_index(buffer_size, processes, page_size, entry_size)
     b = as_float_array("buffer_size", buffer_size)
     p_count = as_int_array("processes", processes, minimum=0).astype(float)
     p = as_float_array("page_size", page_size, positive=True)
@@ -643,13 +627,13 @@ def page_table_memory(buffer_size, processes, page_size=4096, entry_size=8,
         g = float(as_float_array("table_size", table_size, positive=True))
         per = np.ceil(per / g) * g
     total = p_count * per
-    f = lambda a: wrap(np.array(a, dtype=float), index)  # noqa: E731
+    f = lambda a: np.array(a, dtype=float)  # noqa: E731
     return PageTableMemoryResult(entries_per_process=f(entries), bytes_per_process=f(per), total_bytes=f(total))
 
 
 # --------------------------------------------------------------------------- sysfs
 @dataclasses.dataclass(frozen=True)
-class SysfsMemoryResult(_SeriesResult):
+class SysfsMemoryResult(Result):
     """Kernel memory held by sysfs (see :func:`sysfs_memory`).
 
     Attributes
@@ -657,7 +641,7 @@ class SysfsMemoryResult(_SeriesResult):
     files : float or ndarray
         sysfs files (attributes and directories) [1].
     pinned_bytes : float or ndarray
-        Memory held by sysfs [bytes].
+        Memory held by sysfs [B].
     backing_store : bool
     """
 
@@ -668,6 +652,7 @@ class SysfsMemoryResult(_SeriesResult):
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
 
+@vectorized
 def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
                  retained_bytes_per_file=64.0, active_fraction=0.0) -> SysfsMemoryResult:
     r"""Memory pinned by sysfs for many devices, with or without the backing store.
@@ -680,12 +665,12 @@ def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
         sysfs files (attributes, directories, links) per device [1].
     bytes_per_file : float or array_like
         Memory pinned per sysfs file without the backing store: inode, dentry and the
-        sysfs structures [bytes].
+        sysfs structures [B].
     backing_store : bool
         ``True`` with the sysfs backing-store patch (2.6.10): inodes and dentries are
         discarded and re-created on access.
     retained_bytes_per_file : float or array_like
-        Memory kept per file with the backing store (the backing description) [bytes].
+        Memory kept per file with the backing store (the backing description) [B].
     active_fraction : float or array_like
         Share of files whose inode and dentry are instantiated at any time with the
         backing store, in [0, 1] [1].
@@ -720,7 +705,6 @@ def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
     >>> sysfs_memory(5000, 10, 1500.0, backing_store=True).pinned_bytes / 1e6
     3.2
     """
-    index = series_index(devices, files_per_device, bytes_per_file)
     d = as_int_array("devices", devices, minimum=0).astype(float)
     f = as_float_array("files_per_device", files_per_device)
     b = as_float_array("bytes_per_file", bytes_per_file)
@@ -733,5 +717,5 @@ def sysfs_memory(devices, files_per_device, bytes_per_file, backing_store=False,
     files = d * f
     mem = files * (r + a * (b - r)) if backing_store else files * b
     files, mem = np.broadcast_arrays(files, mem)
-    w = lambda v: wrap(np.array(v, dtype=float), index)  # noqa: E731
+    w = lambda v: np.array(v, dtype=float)  # noqa: E731
     return SysfsMemoryResult(files=w(files), pinned_bytes=w(mem), backing_store=bool(backing_store))

@@ -41,10 +41,12 @@ import numpy as np
 
 from zmodel.queueing import mm1, mva
 from zmodel.queueing._result import Result
-from zmodel.queueing._validate import as_float_array, as_int_array, as_probability, series_index, wrap
+from zmodel.conventions import (
+    as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized, check_fields,
+)
+from zmodel.units import GiB
 
 __all__ = [
-    "GIB",
     "AltixTopology",
     "NumaLatency",
     "LatencyRangeResult",
@@ -64,38 +66,10 @@ __all__ = [
     "hugetlb_zeroing",
 ]
 
-GIB = 2.0 ** 30
 _SEED = "003_b2fdde8a1106fead.txt"
 
 
 # --------------------------------------------------------------------------- helpers
-def _positive_int(name: str, value, minimum: int = 1) -> int:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if not math.isfinite(v) or v != round(v) or v < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(v)
-
-
-def _positive(name: str, value, allow_zero: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    if not ok:
-        rule = "a non-negative finite number" if allow_zero else "a positive finite number"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return v
-
-
-def _out(a, index=None):
-    return wrap(np.asarray(a, dtype=float), index)
-
-
 # --------------------------------------------------------------------------- topology
 @dataclasses.dataclass(frozen=True)
 class AltixTopology:
@@ -119,7 +93,7 @@ class AltixTopology:
     second_layer_cpus : int
         Smallest system with the second router layer: "128 or more processors" [1].
     memory_per_node : float
-        Local memory of each node [bytes].
+        Local memory of each node [B].
 
     Notes
     -----
@@ -147,8 +121,8 @@ class AltixTopology:
     --------
     The paper's example: 512 CPUs and 512 GB give 2 GB per node, less than 0.4 % local.
 
-    >>> t = AltixTopology(cpus=512, memory_per_node=2 * GIB)
-    >>> t.nodes, t.total_memory / GIB, round(100 * t.local_memory_fraction, 4)
+    >>> t = AltixTopology(cpus=512, memory_per_node=2 * GiB)
+    >>> t.nodes, t.total_memory / GiB, round(100 * t.local_memory_fraction, 4)
     (256, 512.0, 0.3906)
     >>> t.routers_between(0, [0, 1, 2, 15, 16, 255]).tolist()
     [-1, 0, 1, 1, 3, 3]
@@ -160,18 +134,18 @@ class AltixTopology:
     direct_max_cpus: int = 16
     subgroup_cpus: int = 32
     second_layer_cpus: int = 128
-    memory_per_node: float = 2 * GIB
+    memory_per_node: float = 2 * GiB
 
     def __post_init__(self):
         for name in ("cpus", "cpus_per_node", "nodes_per_brick", "direct_max_cpus", "subgroup_cpus",
                      "second_layer_cpus"):
-            object.__setattr__(self, name, _positive_int(name, getattr(self, name)))
+            object.__setattr__(self, name, as_count(name, getattr(self, name)))
         if self.cpus % self.cpus_per_node:
             raise ValueError(f"cpus must be a multiple of cpus_per_node ({self.cpus_per_node}), got {self.cpus}")
         if self.subgroup_cpus % (self.cpus_per_node * self.nodes_per_brick):
             raise ValueError("subgroup_cpus must be a multiple of cpus_per_node * nodes_per_brick, "
                              f"got {self.subgroup_cpus}")
-        object.__setattr__(self, "memory_per_node", _positive("memory_per_node", self.memory_per_node))
+        object.__setattr__(self, "memory_per_node", as_scalar("memory_per_node", self.memory_per_node, positive=True))
 
     @property
     def nodes(self) -> int:
@@ -185,7 +159,7 @@ class AltixTopology:
 
     @property
     def total_memory(self) -> float:
-        """Memory of the whole system [bytes]."""
+        """Memory of the whole system [B]."""
         return self.nodes * self.memory_per_node
 
     @property
@@ -193,6 +167,7 @@ class AltixTopology:
         """Share of all memory that is local to one node, 1/nodes [1]."""
         return 1.0 / self.nodes
 
+    @vectorized
     def routers_between(self, i, j) -> np.ndarray:
         """Routers crossed from node ``i`` to node ``j`` (-1 = local), broadcast [1]."""
         i = as_int_array("i", i)
@@ -207,10 +182,12 @@ class AltixTopology:
         h = np.where(i // self.nodes_per_brick == j // self.nodes_per_brick, 0, h)
         return np.where(i == j, -1, h).astype(np.int64)
 
+    @vectorized
     def routers_from(self, node: int = 0) -> np.ndarray:
         """Routers from ``node`` to every node, shape (nodes,) [1]."""
-        return self.routers_between(node, np.arange(self.nodes))
+        return self.routers_between(as_count("node", node, 0, self.nodes - 1), np.arange(self.nodes))
 
+    @vectorized
     def distance_matrix(self) -> np.ndarray:
         """Routers between every pair of nodes, shape (nodes, nodes) [1]."""
         k = np.arange(self.nodes)
@@ -267,25 +244,25 @@ class NumaLatency:
     per_router_ratio: float = 1.6 / 3
 
     def __post_init__(self):
-        object.__setattr__(self, "local", _positive("local", self.local))
-        r0 = _positive("nearest_ratio", self.nearest_ratio)
+        object.__setattr__(self, "local", as_scalar("local", self.local, positive=True))
+        r0 = as_scalar("nearest_ratio", self.nearest_ratio, positive=True)
         if r0 < 1:
             raise ValueError(f"nearest_ratio must be >= 1 (remote is not faster than local), got {r0}")
         object.__setattr__(self, "nearest_ratio", r0)
         object.__setattr__(self, "per_router_ratio",
-                           _positive("per_router_ratio", self.per_router_ratio, allow_zero=True))
+                           as_scalar("per_router_ratio", self.per_router_ratio))
 
+    @vectorized
     def ratio(self, routers):
         """Remote/local latency ratio at ``routers`` hops (-1 = local) [1]."""
-        index = series_index(routers)
         h = as_int_array("routers", routers, minimum=-1)
         r = np.where(h < 0, 1.0, self.nearest_ratio + self.per_router_ratio * np.maximum(h, 0))
-        return _out(r, index)
+        return r
 
+    @vectorized
     def latency(self, routers):
         """Memory latency at ``routers`` hops [s]."""
-        index = series_index(routers)
-        return _out(self.local * np.asarray(self.ratio(np.asarray(routers)), dtype=float), index)
+        return self.local * np.asarray(self.ratio(np.asarray(routers)), dtype=float)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,6 +292,7 @@ def _topology_for(cpus: int, like: AltixTopology) -> AltixTopology:
     return dataclasses.replace(like, cpus=int(cpus))
 
 
+@vectorized
 def latency_ratio_range(cpus, latency: NumaLatency | None = None,
                         topology: AltixTopology | None = None) -> LatencyRangeResult:
     r"""Min, max and mean remote/local latency ratio of an Altix of ``cpus`` processors.
@@ -357,7 +335,6 @@ def latency_ratio_range(cpus, latency: NumaLatency | None = None,
     """
     latency = latency or NumaLatency()
     topology = topology or AltixTopology()
-    index = series_index(cpus)
     n = as_int_array("cpus", cpus, minimum=2 * topology.cpus_per_node)
     out = {k: np.empty(n.shape) for k in ("min_ratio", "max_ratio", "mean_remote_ratio", "mean_ratio",
                                           "max_routers")}
@@ -372,7 +349,7 @@ def latency_ratio_range(cpus, latency: NumaLatency | None = None,
         out["mean_remote_ratio"][sel] = remote.mean()
         out["mean_ratio"][sel] = r.mean()
         out["max_routers"][sel] = t.max_routers
-    return LatencyRangeResult(**{k: _out(v, index) for k, v in out.items()})
+    return LatencyRangeResult(**out)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -394,6 +371,7 @@ class AccessTimeResult(Result):
     remote_ratio: Any
 
 
+@vectorized
 def memory_access_time(local_fraction, cpus=512, latency: NumaLatency | None = None,
                        topology: AltixTopology | None = None) -> AccessTimeResult:
     r"""Expected memory access time for a fraction of local references.
@@ -436,13 +414,12 @@ def memory_access_time(local_fraction, cpus=512, latency: NumaLatency | None = N
     [100.0, 190.0, 145.0]
     """
     latency = latency or NumaLatency()
-    index = series_index(local_fraction, cpus)
     f = as_probability("local_fraction", local_fraction)
     rng = latency_ratio_range(np.asarray(cpus), latency, topology)
     f, rr = np.broadcast_arrays(f, np.asarray(rng.mean_remote_ratio, dtype=float))
     slowdown = f + (1.0 - f) * rr
-    return AccessTimeResult(access_time=_out(latency.local * slowdown, index), slowdown=_out(slowdown, index),
-                            remote_ratio=_out(rr, index))
+    return AccessTimeResult(access_time=latency.local * slowdown, slowdown=slowdown,
+                            remote_ratio=rr)
 
 
 # --------------------------------------------------------------------------- page cache
@@ -522,6 +499,7 @@ def _placement_one(pages: float, t: AltixTopology, policy: str, free_pages: floa
             float(spilled), filled)
 
 
+@vectorized
 def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
                          node_free_bytes: float | None = None, page_size: float = 16384.0,
                          slab_bytes_per_page: float = 0.0, slab_policy: str = "local",
@@ -532,7 +510,7 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
     Parameters
     ----------
     file_bytes : float or array_like
-        Size of the file read through the page cache [bytes].
+        Size of the file read through the page cache [B].
     cpus : int or array_like of int
         System size; the reader runs on node 0 [1].
     policy : {"round_robin", "local"}
@@ -541,11 +519,11 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
         *k* mod *n* (Linux for Altix ``alloc_pages_round_robin()``).
     node_free_bytes : float, optional
         Free memory per node available to the page cache; default the topology's
-        ``memory_per_node`` [bytes].
+        ``memory_per_node`` [B].
     page_size : float
-        Page size; Linux for Altix on ia64 uses 16 KiB pages (not printed in the seed) [bytes].
+        Page size; Linux for Altix on ia64 uses 16 KiB pages (not printed in the seed) [B].
     slab_bytes_per_page : float
-        Slab memory (buffer heads) allocated per page-cache page [bytes].
+        Slab memory (buffer heads) allocated per page-cache page [B].
     slab_policy : {"local", "round_robin"}
         Where slab pages go: the reader's node (2.4.21 before the fix) or spread
         (``GFP_ROUND_ROBIN`` passed by ``kmem_cache_grow()``).
@@ -601,12 +579,11 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
         raise ValueError(f"slab_policy must be one of {list(PAGE_CACHE_POLICIES)}, got {slab_policy!r}")
     latency = latency or NumaLatency()
     topology = topology or AltixTopology()
-    index = series_index(file_bytes, cpus)
     fb = as_float_array("file_bytes", file_bytes, positive=True)
     n = as_int_array("cpus", cpus, minimum=topology.cpus_per_node)
-    page = _positive("page_size", page_size)
-    slab = _positive("slab_bytes_per_page", slab_bytes_per_page, allow_zero=True)
-    free = topology.memory_per_node if node_free_bytes is None else _positive("node_free_bytes", node_free_bytes)
+    page = as_scalar("page_size", page_size, positive=True)
+    slab = as_scalar("slab_bytes_per_page", slab_bytes_per_page)
+    free = topology.memory_per_node if node_free_bytes is None else as_scalar("node_free_bytes", node_free_bytes, positive=True)
     fb, n = np.broadcast_arrays(fb, n)
     fields = [np.empty(fb.shape) for _ in range(8)]
     cache: dict = {}
@@ -623,9 +600,9 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
             fields[k][idx] = v
     rl, sl, lf, rn, on, imb, sp, nf = fields
     return PageCachePlacementResult(
-        reader_latency=_out(latency.local * rl, index), sharer_latency=_out(latency.local * sl, index),
-        local_fraction=_out(lf, index), reader_node_pages=_out(rn, index), other_node_pages=_out(on, index),
-        imbalance_pages=_out(imb, index), spilled_pages=_out(sp, index), nodes_filled=_out(nf, index))
+        reader_latency=latency.local * rl, sharer_latency=latency.local * sl,
+        local_fraction=lf, reader_node_pages=rn, other_node_pages=on,
+        imbalance_pages=imb, spilled_pages=sp, nodes_filled=nf)
 
 
 # --------------------------------------------------------------------------- PIO
@@ -674,8 +651,7 @@ class PioCosts:
     chipset_read: float = 399e-9
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, _positive(f.name, getattr(self, f.name)))
+        check_fields(self, positive=True)
 
     @property
     def normal_read(self) -> float:
@@ -702,6 +678,7 @@ class PioResult(Result):
     operation: str = ""
 
 
+@vectorized
 def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, extra_routers=0,
              latency: NumaLatency | None = None) -> PioResult:
     r"""CPU stall of a PIO read or of flushing posted PIO writes on Altix.
@@ -771,7 +748,6 @@ def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, 
         raise ValueError(f"operation must be one of {list(PIO_OPERATIONS)}, got {operation!r}")
     costs = costs or PioCosts()
     latency = latency or NumaLatency()
-    index = series_index(load, writes, extra_routers)
     rho = as_probability("load", load)
     if np.any(rho >= 1):
         raise ValueError(f"load must be below 1 (utilization of the I/O path), got {np.max(rho)!r}")
@@ -793,7 +769,7 @@ def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, 
         "flush_relaxed_read": drain + trip,
         "flush_mmiob": drain + 1.5 * costs.chipset_read,
     }[operation]
-    return PioResult(time=_out(time, index), inflation=_out(inflation, index), operation=operation)
+    return PioResult(time=time, inflation=inflation, operation=operation)
 
 
 # --------------------------------------------------------------------------- DMA
@@ -816,6 +792,7 @@ class DmaResult(Result):
     buffer_time: Any
 
 
+@vectorized
 def dma_buffer_iops(io_time, accesses_per_io, routers=-1, latency: NumaLatency | None = None) -> DmaResult:
     r"""I/O rate of a device whose command/status buffer is local or remote to it.
 
@@ -859,7 +836,6 @@ def dma_buffer_iops(io_time, accesses_per_io, routers=-1, latency: NumaLatency |
     [50000.0, 47619.047619]
     """
     latency = latency or NumaLatency()
-    index = series_index(io_time, accesses_per_io, routers)
     t = as_float_array("io_time", io_time)
     a = as_float_array("accesses_per_io", accesses_per_io)
     h = as_int_array("routers", routers, minimum=-1)
@@ -868,7 +844,7 @@ def dma_buffer_iops(io_time, accesses_per_io, routers=-1, latency: NumaLatency |
     total = t + buf
     if np.any(total <= 0):
         raise ValueError("io_time and accesses_per_io must not both be zero (the I/O rate would be infinite)")
-    return DmaResult(iops=_out(1.0 / total, index), time_per_io=_out(total, index), buffer_time=_out(buf, index))
+    return DmaResult(iops=1.0 / total, time_per_io=total, buffer_time=buf)
 
 
 # --------------------------------------------------------------------------- hugetlb zeroing
@@ -881,7 +857,7 @@ class ZeroingResult(Result):
     time : float, ndarray or Series
         Elapsed time to zero the region [s].
     bandwidth : float, ndarray or Series
-        Aggregate zeroing rate [bytes/s].
+        Aggregate zeroing rate [B/s].
     speedup : float, ndarray or Series
         Time with one CPU over this time [1].
     mean_ratio : float, ndarray or Series
@@ -919,6 +895,7 @@ def _zero_one(p: int, region: float, pool: float, t: AltixTopology, lat: NumaLat
     return time, region / time, mean_ratio, float(np.max(r.utilization))
 
 
+@vectorized
 def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, system_cpus: int = 512,
                     outstanding: int = 4, line_size: float = 128.0, node_bandwidth: float = 6.4e9,
                     latency: NumaLatency | None = None, topology: AltixTopology | None = None) -> ZeroingResult:
@@ -930,18 +907,18 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
         CPUs faulting and zeroing in parallel, spread one per node (1 = the 2.4.21
         ``hugetlb_prefault()`` path, one thread zeroing everything) [1].
     region_bytes : float
-        Size of the region zeroed [bytes].
+        Size of the region zeroed [B].
     pool_bytes : float, optional
         Huge-page pool, spread evenly over the nodes at boot; default ``region_bytes``
-        (all available huge pages are touched) [bytes].
+        (all available huge pages are touched) [B].
     system_cpus : int
         Size of the Altix [1].
     outstanding : int
         Cache-line writes each CPU keeps in flight (memory-level parallelism) [1].
     line_size : float
-        Cache line written per memory transaction; Itanium 2 L2/L3 lines are 128 bytes [bytes].
+        Cache line written per memory transaction; Itanium 2 L2/L3 lines are 128 bytes [B].
     node_bandwidth : float
-        Service rate of one node's memory controller (SHUB) [bytes/s].
+        Service rate of one node's memory controller (SHUB) [B/s].
     latency : NumaLatency, optional
         Latency model.
     topology : AltixTopology, optional
@@ -984,23 +961,22 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
     the mean of ratios 1 and 1.9, two CPUs stay local, speedup 2 * 1.45.
 
     >>> lat = NumaLatency(local=100e-9)
-    >>> r = hugetlb_zeroing([1, 2], 2 * GIB, system_cpus=4, outstanding=1, node_bandwidth=1e15, latency=lat)
+    >>> r = hugetlb_zeroing([1, 2], 2 * GiB, system_cpus=4, outstanding=1, node_bandwidth=1e15, latency=lat)
     >>> r.mean_ratio.round(6).tolist(), r.speedup.round(4).tolist()
     ([1.45, 1.0], [1.0, 2.9])
     """
     latency = latency or NumaLatency()
-    topology = _topology_for(_positive_int("system_cpus", system_cpus), topology or AltixTopology())
-    index = series_index(cpus)
+    topology = _topology_for(as_count("system_cpus", system_cpus), topology or AltixTopology())
     p = as_int_array("cpus", cpus, minimum=1)
     if np.any(p > topology.cpus):
         raise ValueError(f"cpus must not exceed system_cpus ({topology.cpus}), got {int(p.max())}")
-    region = _positive("region_bytes", region_bytes)
-    pool = region if pool_bytes is None else _positive("pool_bytes", pool_bytes)
+    region = as_scalar("region_bytes", region_bytes, positive=True)
+    pool = region if pool_bytes is None else as_scalar("pool_bytes", pool_bytes, positive=True)
     if region > pool * (1 + 1e-12):
         raise ValueError(f"region_bytes must not exceed pool_bytes ({pool:g}), got {region:g}")
-    m = _positive_int("outstanding", outstanding)
-    line = _positive("line_size", line_size)
-    bw = _positive("node_bandwidth", node_bandwidth)
+    m = as_count("outstanding", outstanding)
+    line = as_scalar("line_size", line_size, positive=True)
+    bw = as_scalar("node_bandwidth", node_bandwidth, positive=True)
     if line / bw >= latency.local:
         raise ValueError("node_bandwidth too low: a controller's service time line_size/node_bandwidth must be "
                          "below the local latency")
@@ -1011,6 +987,6 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
         out["time"][sel], out["bandwidth"][sel] = t, b
         out["mean_ratio"][sel], out["memory_utilization"][sel] = mr, u
     speedup = results[1][0] / out["time"]
-    return ZeroingResult(time=_out(out["time"], index), bandwidth=_out(out["bandwidth"], index),
-                         speedup=_out(speedup, index), mean_ratio=_out(out["mean_ratio"], index),
-                         memory_utilization=_out(out["memory_utilization"], index))
+    return ZeroingResult(time=out["time"], bandwidth=out["bandwidth"],
+                         speedup=speedup, mean_ratio=out["mean_ratio"],
+                         memory_utilization=out["memory_utilization"])

@@ -2,7 +2,7 @@ r"""System scenarios: hardware + kernel + hypervisor + workload, validated, pred
 
 A :class:`Scenario` is four plain validated sections built from a nested mapping shaped
 like the TOML files in ``examples/`` (:meth:`Scenario.from_dict`); every error message
-names the key path (``"workload.clients: must be a positive integer, got -4"``).
+names the key path (``"workload.clients must be a positive integer, got -4"``).
 :meth:`Scenario.predict` maps the sections onto the components --
 
 * ``[hardware]``: processor speed from the catalog (``zmodel.hardware.catalog``, relative
@@ -55,6 +55,8 @@ from zmodel.kernel.versions import (
     compose,
     kernel_version,
 )
+from zmodel.conventions import as_count, as_fraction, as_scalar, quiet_saturation, vectorized
+from zmodel.units import GiB
 
 __all__ = [
     "KERNEL_VERSIONS",
@@ -94,14 +96,12 @@ WORKLOAD_MAXIMA = {"think_time": 1e9, "io_per_transaction": 1e6, "cpu_per_transa
 MODEL_CLOSED = "closed: exact MVA of the composed kernel model"
 MODEL_OPEN = "open: M/M/c stations at the offered I/O rate"
 
-_MB = 2.0 ** 20
-_GB = 2.0 ** 30
 
 #: workload kind -> preset :class:`WorkloadProfile` fields (illustrative per-transaction
 #: activity, reference-speed CPU seconds; override any of them in ``[workload]``)
 WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
     "oltp": dict(clients=64, think_time=0.1, user_time=1.5e-3, switches=4, io_per_transaction=4, block_size=4096,
-                 read_fraction=0.7, hit_ratio=0.5, network_requests=2, shared_memory=1 * _GB, large_pages=True,
+                 read_fraction=0.7, hit_ratio=0.5, network_requests=2, shared_memory=1 * GiB, large_pages=True,
                  page_events=2, read_think_time=1e-3),
     "dbench": dict(clients=None, think_time=0.0, user_time=20e-6, page_events=1, block_size=4096),
     "file_server": dict(clients=16, think_time=0.0, user_time=0.2e-3, switches=2, io_per_transaction=1,
@@ -121,57 +121,21 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
                        network_requests=4, external_delay=5e-3),
     "decision_support": dict(clients=16, think_time=0.0, user_time=0.5e-3, switches=1, io_per_transaction=1,
                              block_size=65536, read_fraction=1.0, sequential=False, large_pages=True,
-                             shared_memory=4 * _GB, read_think_time=1e-3),
+                             shared_memory=4 * GiB, read_think_time=1e-3),
 }
 
 _SECTIONS = ("hardware", "kernel", "hypervisor", "workload", "sweep")
 
 
 def _path_error(path: str, message: str) -> ValueError:
-    return ValueError(f"{path}: {message}")
-
-
-def _get_int(path, value, minimum=1, maximum=MAX_INTEGER) -> int:
-    rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise _path_error(path, f"must be {rule}, got {value!r}")
-    if isinstance(value, (float, np.floating)) and not math.isfinite(float(value)):
-        raise _path_error(path, f"must be {rule}, got {value!r}")
-    if isinstance(value, (float, np.floating)) and float(value) != round(float(value)):
-        raise _path_error(path, f"must be {rule}, got {value!r}")
-    if int(value) < minimum:
-        raise _path_error(path, f"must be {rule}, got {value!r}")
-    if int(value) > maximum:
-        limit = "2**53, the largest integer the models represent exactly" if maximum == MAX_INTEGER else maximum
-        raise _path_error(path, f"must be at most {limit}, got {value!r}")
-    return int(value)
-
-
-def _get_float(path, value, *, positive=False, upper=None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise _path_error(path, f"must be a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise _path_error(path, f"must be finite, got {value!r}")
-    if positive and v <= 0:
-        raise _path_error(path, f"must be positive, got {value!r}")
-    if v < 0:
-        raise _path_error(path, f"must be non-negative, got {value!r}")
-    if upper is not None and v > upper:
-        raise _path_error(path, f"must be at most {upper:g}, got {value!r}")
-    return v
+    """A message naming the key: "hardware.channels must be ..." (a rule) or "key: ..." (a sentence)."""
+    return ValueError(f"{path} {message}" if message.startswith(("must ", "is ")) else f"{path}: {message}")
 
 
 def _get_str(path, value) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _path_error(path, f"must be a non-empty string, got {value!r}")
     return value.strip()
-
-
-def _get_bool(path, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise _path_error(path, f"must be true or false, got {value!r}")
-    return bool(value)
 
 
 def _check_keys(section: str, mapping, allowed) -> None:
@@ -183,14 +147,14 @@ def _check_keys(section: str, mapping, allowed) -> None:
 
 
 def _catalog_name(path: str, family: str, name) -> str:
+    """The catalog's own name for ``name`` (:func:`zmodel.hardware.catalog.canonical_name`)."""
     from zmodel.hardware import catalog
 
     name = _get_str(path, name)
     try:
-        spec = catalog.component(family, name)
+        return catalog.canonical_name(family, name)
     except ValueError as exc:
         raise _path_error(path, str(exc)) from None
-    return next(n for n in catalog.names(family) if catalog.component(family, n) == spec)
 
 
 # =====================================================================================
@@ -222,6 +186,12 @@ class Hardware:
 
     KEYS = ("processor", "cpus", "storage_server", "channel", "channels")
 
+    def __post_init__(self):
+        object.__setattr__(self, "cpus", as_count("hardware.cpus", self.cpus))
+        object.__setattr__(self, "channels", as_count("hardware.channels", self.channels))
+        if self.channels > 8:
+            raise _path_error("hardware.channels", f"must be at most 8 (CHPIDs per device), got {self.channels}")
+
     @classmethod
     def from_dict(cls, m: Mapping) -> "Hardware":
         _check_keys("hardware", m, cls.KEYS)
@@ -229,14 +199,10 @@ class Hardware:
             if req not in m:
                 raise _path_error(f"hardware.{req}", "is required")
         proc = _catalog_name("hardware.processor", "processors", m["processor"])
-        cpus = _get_int("hardware.cpus", m["cpus"])
         storage = _catalog_name("hardware.storage_server", "storage_servers", m["storage_server"]) \
             if m.get("storage_server") is not None else None
         channel = _catalog_name("hardware.channel", "links", m["channel"]) if m.get("channel") is not None else None
-        channels = _get_int("hardware.channels", m.get("channels", 1))
-        if channels > 8:
-            raise _path_error("hardware.channels", f"must be at most 8 (CHPIDs per device), got {channels}")
-        return cls(proc, cpus, storage, channel, channels)
+        return cls(proc, m["cpus"], storage, channel, m.get("channels", 1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,21 +281,25 @@ class Hypervisor:
 
     KEYS = ("type", "guests", "active_guests", "physical_cpus", "weight")
 
+    def __post_init__(self):
+        guests = as_count("hypervisor.guests", self.guests)
+        active = as_count("hypervisor.active_guests", self.active_guests)
+        if active > guests:
+            raise _path_error("hypervisor.active_guests", f"must not exceed hypervisor.guests ({guests}), got {active}")
+        phys, weight = self.physical_cpus, self.weight
+        phys = None if phys is None else as_scalar("hypervisor.physical_cpus", phys, positive=True)
+        weight = None if weight is None else as_scalar("hypervisor.weight", weight, positive=True, maximum=1.0)
+        for name, value in (("guests", guests), ("active_guests", active), ("physical_cpus", phys),
+                            ("weight", weight)):
+            object.__setattr__(self, name, value)
+
     @classmethod
     def from_dict(cls, m: Mapping) -> "Hypervisor":
         _check_keys("hypervisor", m, cls.KEYS)
         t = _get_str("hypervisor.type", m.get("type", "none"))
         if t not in HYPERVISOR_TYPES:
             raise _path_error("hypervisor.type", f"unknown hypervisor {t!r}; known: {', '.join(HYPERVISOR_TYPES)}")
-        guests = _get_int("hypervisor.guests", m.get("guests", 1))
-        active = _get_int("hypervisor.active_guests", m.get("active_guests", 1))
-        if active > guests:
-            raise _path_error("hypervisor.active_guests", f"must not exceed hypervisor.guests ({guests}), got {active}")
-        phys = m.get("physical_cpus")
-        phys = None if phys is None else _get_float("hypervisor.physical_cpus", phys, positive=True)
-        weight = m.get("weight")
-        weight = None if weight is None else _get_float("hypervisor.weight", weight, positive=True, upper=1.0)
-        return cls(t, guests, active, phys, weight)
+        return cls(t, m.get("guests", 1), m.get("active_guests", 1), m.get("physical_cpus"), m.get("weight"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -345,7 +315,7 @@ class Workload:
     think_time : float or None
         [s]
     io_per_transaction, block_size, read_fraction, hit_ratio : float or None
-        I/O per transaction [1], bytes per I/O [B], read fraction [1], cache hit ratio [1].
+        I/O per transaction [1], bytes per I/O (at most 1 GiB) [B], read fraction [1], cache hit ratio [1].
     cpu_per_transaction : float or None
         User (non-kernel-path) CPU per transaction at z990 speed [s].
     io_rate : float or None
@@ -372,6 +342,22 @@ class Workload:
     KEYS = ("kind", "clients", "think_time", "io_per_transaction", "block_size", "read_fraction", "hit_ratio",
             "cpu_per_transaction", "io_rate", "devices")
 
+    def __post_init__(self):
+        # bounded (WORKLOAD_MAXIMA) so that every service demand stays a finite number (1e300 B
+        # once surfaced as "service_demands must not be NaN")
+        top = WORKLOAD_MAXIMA
+        checks = dict(clients=lambda n, v: as_count(n, v), devices=lambda n, v: as_count(n, v, 0),
+                      read_fraction=as_fraction, hit_ratio=as_fraction,
+                      block_size=lambda n, v: as_scalar(n, v, positive=True, maximum=top["block_size"]),
+                      io_rate=lambda n, v: as_scalar(n, v, positive=True, maximum=top["io_rate"]),
+                      **{k: (lambda n, v, k=k: as_scalar(n, v, maximum=top[k]))
+                         for k in ("think_time", "io_per_transaction", "cpu_per_transaction")})
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "kind" or value is None:
+                continue
+            object.__setattr__(self, f.name, checks.get(f.name, as_scalar)(f"workload.{f.name}", value))
+
     @classmethod
     def from_dict(cls, m: Mapping) -> "Workload":
         _check_keys("workload", m, cls.KEYS)
@@ -380,21 +366,7 @@ class Workload:
         kind = _get_str("workload.kind", m["kind"])
         if kind not in WORKLOAD_KINDS:
             raise _path_error("workload.kind", f"unknown workload kind {kind!r}; known: {', '.join(WORKLOAD_KINDS)}")
-        out = dict(kind=kind)
-        if m.get("clients") is not None:
-            out["clients"] = _get_int("workload.clients", m["clients"])
-        if m.get("devices") is not None:
-            out["devices"] = _get_int("workload.devices", m["devices"], minimum=0)
-        for key in ("think_time", "io_per_transaction", "cpu_per_transaction"):
-            if m.get(key) is not None:
-                out[key] = _get_float(f"workload.{key}", m[key], upper=WORKLOAD_MAXIMA[key])
-        for key in ("read_fraction", "hit_ratio"):
-            if m.get(key) is not None:
-                out[key] = _get_float(f"workload.{key}", m[key], upper=1.0)
-        for key in ("block_size", "io_rate"):
-            if m.get(key) is not None:
-                out[key] = _get_float(f"workload.{key}", m[key], positive=True, upper=WORKLOAD_MAXIMA[key])
-        return cls(**out)
+        return cls(kind, **{k: m[k] for k in cls.KEYS[1:] if m.get(k) is not None})
 
 
 def _set_path(d: dict, path: str, value) -> dict:
@@ -555,12 +527,7 @@ class Scenario:
         elif hv.type == "zvm":
             idle = hv.guests - hv.active_guests
             patch = "idle_tick_patch" in self.kernel.kernel.features
-            import warnings
-
-            from zmodel.queueing import SaturationWarning
-
-            with warnings.catch_warnings():  # idle ticks beyond the machine: capacity left is ~0
-                warnings.simplefilter("ignore", SaturationWarning)
+            with quiet_saturation():  # idle ticks beyond the machine: capacity left is ~0
                 o = idle_guest_overhead(idle, self.kernel.kernel.hz, idle_tick_patch=patch,
                                         physical_cpus=physical, virtual_cpus=hw.cpus)
             if physical - float(o.cpu_overhead) <= 0.0:
@@ -620,10 +587,6 @@ class Scenario:
                     (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
         names = ("cpu", "channel processor", "channel link (inbound)", "channel link (outbound)", "disk")
         resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
-        import warnings
-
-        from zmodel.queueing import SaturationWarning
-
         cap = min((c / d for d, c in stations if d > 0), default=math.inf)
         carried = min(lam, cap)  # transactions per second the system completes
         saturated = [n for n, (d, c) in zip(names, stations) if d > 0 and lam * float(d) / c >= 1.0]
@@ -632,8 +595,7 @@ class Scenario:
             if d <= 0:
                 utils.append(0.0)
                 continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SaturationWarning)
+            with quiet_saturation():
                 st = mmc(lam, float(d), servers=int(c))
             resp += float(st.response_time)
             utils.append(min(1.0, carried * float(d) / c))  # at the carried load
@@ -648,6 +610,7 @@ class Scenario:
                                f"tx_rate={lam:.4g}, {r.parameters}, {extra}",
                     saturated=", ".join(saturated), model=MODEL_OPEN)
 
+    @vectorized
     def predict(self, sweep: Mapping | None = None):
         r"""Predict every point of a sweep: one DataFrame row per point.
 
@@ -693,7 +656,7 @@ class Scenario:
                 d = _set_path(d, k, val)
             if clients is not None:
                 for n in clients:  # validate each population like a file value
-                    _get_int("workload.clients", n)
+                    as_count("workload.clients", n)
                 scen = Scenario.from_dict(_set_path(d, "workload.clients", int(clients[0])), self.costs)
                 if scen.workload.io_rate is not None:
                     preds = []
@@ -720,20 +683,21 @@ def _check_sweep(sweep, mapping) -> tuple:
     if sweep is None:
         return ()
     if not isinstance(sweep, Mapping):
-        raise ValueError(f"sweep: must be a table of key path -> list of values, got {type(sweep).__name__}")
+        raise ValueError(f"sweep must be a table of key path -> list of values, got {type(sweep).__name__}")
     out = []
     for key, values in sweep.items():
         if key not in SWEEPABLE:
             raise ValueError(f"sweep: unknown key path {key!r}; sweepable: {', '.join(SWEEPABLE)}")
         if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-            raise ValueError(f"sweep.{key}: must be a list of values, got {values!r}")
+            raise ValueError(f"sweep.{key} must be a list of values, got {values!r}")
         values = list(values)
         if not values:
-            raise ValueError(f"sweep.{key}: must not be empty")
+            raise ValueError(f"sweep.{key} must not be empty")
         out.append((key, tuple(values)))
     return tuple(out)
 
 
+@vectorized
 def predict(scenario, sweep: Mapping | None = None):
     """Module-level form of :meth:`Scenario.predict`; ``scenario`` may be a Scenario or a mapping.
 

@@ -54,6 +54,8 @@ import numpy as np
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
+from zmodel.conventions import as_count, as_fraction, vectorized, check_fields
+from zmodel.units import KiB, MiB
 
 __all__ = [
     "Feature",
@@ -364,6 +366,7 @@ def _build_versions() -> dict[str, KernelVersion]:
 KERNEL_VERSIONS: dict[str, KernelVersion] = _build_versions()
 
 
+@vectorized
 def kernel_version(name) -> KernelVersion:
     """The :class:`KernelVersion` called ``name`` (or one of :data:`VERSION_ALIASES`).
 
@@ -398,6 +401,7 @@ def kernel_version(name) -> KernelVersion:
     return KERNEL_VERSIONS[key]
 
 
+@vectorized
 def memory_variant(features) -> str:
     """The :mod:`zmodel.kernel.memory` kernel variant of a feature set.
 
@@ -415,6 +419,7 @@ def memory_variant(features) -> str:
     return "2.6" if "iske_per_page" in f else "2.6-early"
 
 
+@vectorized
 def spinlock_strategy(features) -> str:
     """The :func:`zmodel.kernel.hypervisor.spinlock_yield` strategy of a feature set.
 
@@ -432,52 +437,6 @@ def spinlock_strategy(features) -> str:
 # =====================================================================================
 # composition
 # =====================================================================================
-def _nonneg(name: str, value, *, positive: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0 or (positive and v == 0):
-        rule = "a positive finite number" if positive else "a non-negative finite number"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return v
-
-
-def _fraction(name: str, value, *, positive: bool = False) -> float:
-    v = _nonneg(name, value, positive=positive)
-    if v > 1:
-        raise ValueError(f"{name} must be in {'(0, 1]' if positive else '[0, 1]'}, got {value!r}")
-    return v
-
-
-def _count(name: str, value, minimum: int = 1) -> int:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(v) or v != round(v) or v < minimum:
-        rule = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {rule}, got {value!r}")
-    return int(v)
-
-
-def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
-    for f in dataclasses.fields(obj):
-        name, value = f.name, getattr(obj, f.name)
-        if name in skip:
-            continue
-        if name in bools:
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{name} must be true or false, got {value!r}")
-            object.__setattr__(obj, name, bool(value))
-        elif name in ints:
-            object.__setattr__(obj, name, _count(name, value, ints[name]))
-        elif name in fractions:
-            object.__setattr__(obj, name, _fraction(name, value))
-        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-            object.__setattr__(obj, name, _nonneg(name, value))
-
-
 @dataclasses.dataclass(frozen=True)
 class KernelCosts:
     r"""CPU and device costs of the kernel paths the features change (one execution each).
@@ -568,7 +527,7 @@ class KernelCosts:
         if not isinstance(self.instruction_costs, InstructionCosts):
             raise ValueError(f"instruction_costs must be an InstructionCosts, got "
                              f"{type(self.instruction_costs).__name__}")
-        _validate_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
+        check_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -659,9 +618,9 @@ class WorkloadProfile:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        _validate_fields(self, ints={"clients": 0, "mappings": 1},
-                         fractions=("read_fraction", "hit_ratio", "runnable_fraction"),
-                         bools=("sequential", "buffered_io", "direct_io_capable", "large_pages"), skip=("name",))
+        check_fields(self, counts={"clients": 0, "mappings": 1},
+                     fractions=("read_fraction", "hit_ratio", "runnable_fraction"),
+                     flags=("sequential", "buffered_io", "direct_io_capable", "large_pages"), skip=("name",))
         if self.io_per_transaction > 0 and self.block_size <= 0:
             raise ValueError(f"block_size must be positive when there is I/O, got {self.block_size!r}")
 
@@ -722,10 +681,10 @@ class SystemConfig:
     devices: int = 1
 
     def __post_init__(self):
-        _validate_fields(self, ints={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
-                         bools=("highmem",), skip=("channel_demands", "dispatch_fraction"))
+        check_fields(self, counts={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
+                     flags=("highmem",), skip=("channel_demands", "dispatch_fraction"))
         object.__setattr__(self, "dispatch_fraction",
-                           _fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
+                           as_fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
         if self.dispatch_fraction == 0:
             raise ValueError("dispatch_fraction must be in (0, 1], got 0")
         if self.cpu_speed <= 0:
@@ -817,6 +776,7 @@ def _scheduler_of(kernel, features: frozenset, io_scheduler) -> str:
     return io_scheduler
 
 
+@vectorized
 def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
                     costs: KernelCosts | None = None, runnable=None) -> dict[str, Any]:
     r"""CPU time per transaction of each kernel path, for a feature set (no contention).
@@ -916,6 +876,7 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
                 memory=memory, lock_hold=hold, global_locks=locks)
 
 
+@vectorized
 def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
                     costs: KernelCosts | None = None) -> float:
     r"""Kernel memory that depends on the feature set [B].
@@ -945,13 +906,14 @@ def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
     w = workload
     if w.shared_memory > 0 and w.clients > 0:
         large = w.large_pages and "large_pages" in f
-        page = 2.0 ** 20 if large else 4096.0
+        page = MiB if large else 4 * KiB
         total += float(page_table_memory(w.shared_memory, w.clients, page_size=page, entry_size=8).total_bytes)
         if "rmap" in f and "objrmap" not in f and not large:
             total += w.clients * math.ceil(w.shared_memory / 4096.0) * c.pte_chain_bytes
     return total
 
 
+@vectorized
 def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: KernelCosts | None = None,
             io_scheduler: str | None = None, clients=None) -> SystemResult:
     r"""Benchmark-level prediction of a system: hardware + hypervisor share + kernel + workload.
@@ -1041,7 +1003,7 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     w, s = workload, system
     pop = np.atleast_1d(np.asarray(w.clients if clients is None else clients))
     scalar = clients is None or np.ndim(clients) == 0
-    pop = np.array([_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
+    pop = np.array([as_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
     B = pop.size
     cpus = s.cpus
     phi = s.dispatch_fraction

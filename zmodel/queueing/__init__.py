@@ -4,12 +4,16 @@ No domain words live here: stations, classes, servers, demands.
 
 Conventions (one meaning per name across the library)
 -----------------------------------------------------
+The glossary of every layer, the input checks and the saturation policy live in
+:mod:`zmodel.conventions`; the names the core uses:
+
 ``utilization``     per server, 0..1 [1]
 ``response_time``   time in the system or network, think time excluded [s]
 ``queue_length``    mean number at the station, waiting plus in service [1]
 ``throughput``      completions per second [1/s]
 ``service_demand``  total service per visit-weighted job at a station, D = V S [s]
 ``think_time``      delay between a job's completion and its next request [s]
+``waiting_time``    time queued before service starts [s]
 ``population``      number of jobs in a closed class [1]
 
 ``servers``: 1 = single-server queue, an integer k > 1 = k identical servers,
@@ -27,7 +31,7 @@ one :class:`SaturationWarning` per call says how many entries saturated.
 """
 from importlib import import_module as _import_module
 
-from ._validate import SaturationWarning
+from zmodel.conventions import SaturationWarning
 
 # public name -> defining module (imported on first use, so ``import zmodel`` is fast)
 _EXPORTS = {

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, warn_saturated
+from zmodel.conventions import as_float_array, vectorized, warn_saturated
 
 __all__ = ["asymptotic_bounds", "balanced_job_bounds", "BoundsResult"]
 
@@ -41,11 +41,6 @@ class BoundsResult(Result):
     response_time_upper: np.ndarray | float
     method: str
     workload: str
-
-
-def _out(a):
-    a = np.asarray(a, dtype=float)
-    return float(a) if a.ndim == 0 else a
 
 
 def _check(service_demands, population, think_time, arrival_rate):
@@ -81,6 +76,7 @@ def _open_throughput(lam, dmax, what):
     return np.where(sat, 1.0 / dmax, lam), sat
 
 
+@vectorized
 def asymptotic_bounds(service_demands, population=None, think_time=0.0, *, arrival_rate=None):
     r"""Asymptotic bounds (ABA) on throughput and response time.
 
@@ -144,13 +140,14 @@ def asymptotic_bounds(service_demands, population=None, think_time=0.0, *, arriv
         x_hi = np.minimum(1.0 / dmax, n / (dtot + z))
         r_lo = np.maximum(dtot, n * dmax - z)
         r_hi = n * dtot
-        return BoundsResult(_out(x_lo), _out(x_hi), _out(r_lo), _out(r_hi), "asymptotic", "closed")
+        return BoundsResult(x_lo, x_hi, r_lo, r_hi, "asymptotic", "closed")
     x, sat = _open_throughput(load, dmax, "open workload")
     r_lo = np.where(sat, np.inf, dtot)
-    return BoundsResult(_out(x), _out(x), _out(r_lo), _out(np.full_like(r_lo, np.inf)),
+    return BoundsResult(x, x, r_lo, np.full_like(r_lo, np.inf),
                         "asymptotic", "open")
 
 
+@vectorized
 def balanced_job_bounds(service_demands, population=None, think_time=0.0, *, arrival_rate=None):
     r"""Balanced job (balanced system) bounds on throughput and response time.
 
@@ -219,10 +216,10 @@ def balanced_job_bounds(service_demands, population=None, think_time=0.0, *, arr
         x_hi = np.minimum(1.0 / dmax, n / (dtot + z + (n - 1.0) * davg / (1.0 + z / dtot)))
         r_lo = np.maximum(n * dmax - z, dtot + (n - 1.0) * davg / (1.0 + z / dtot))
         r_hi = dtot + (n - 1.0) * dmax / (1.0 + z / (n * dtot))
-        return BoundsResult(_out(x_lo), _out(x_hi), _out(r_lo), _out(r_hi), "balanced job", "closed")
+        return BoundsResult(x_lo, x_hi, r_lo, r_hi, "balanced job", "closed")
     lam = load
     x, sat = _open_throughput(lam, dmax, "open workload")
     with np.errstate(divide="ignore"):
         r_lo = np.where(sat, np.inf, dtot / (1.0 - lam * davg))
         r_hi = np.where(sat, np.inf, dtot / (1.0 - lam * dmax))
-    return BoundsResult(_out(x), _out(x), _out(r_lo), _out(r_hi), "balanced job", "open")
+    return BoundsResult(x, x, r_lo, r_hi, "balanced job", "open")

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, as_servers
+from zmodel.conventions import as_float_array, as_int_array, as_servers, vectorized
 
 __all__ = ["mva", "mva_multiclass", "amva", "MVAResult", "MultiClassMVAResult", "AMVAResult"]
 
@@ -133,6 +133,7 @@ def _utilization(x, demands, servers):
 
 # --------------------------------------------------------------------------- mva
 
+@vectorized
 def mva(service_demands, population, think_time=0.0, servers=1,
         rate_multipliers=None) -> MVAResult:
     r"""Exact single-class Mean Value Analysis of a closed product-form network.
@@ -297,6 +298,7 @@ def _multiclass_result(cls, X, R, D, srv, **extra):
                queue_length=Q, utilization=U, **extra)
 
 
+@vectorized
 def mva_multiclass(service_demands, populations, think_times=0.0, servers=1,
                    rate_multipliers=None) -> MultiClassMVAResult:
     r"""Exact multi-class Mean Value Analysis of a closed product-form network.
@@ -423,6 +425,7 @@ def _amva_core(D, N, Z, delay, F, Q, tol, max_iter, nserv=None, multiserver="sei
     return Q, X, R, it, residual
 
 
+@vectorized
 def amva(service_demands, populations, think_times=0.0, method="schweitzer", tol=1e-10,
          max_iter=10000, servers=1, multiserver="seidmann") -> AMVAResult:
     r"""Approximate multi-class MVA: Bard--Schweitzer or Linearizer.

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, as_int_array, series_index, warn_saturated, wrap
+from zmodel.conventions import as_float_array, as_int_array, vectorized, warn_saturated
 
 __all__ = ["erlang_b", "erlang_c"]
 
@@ -127,6 +127,7 @@ def _erlang_b_log(c: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return b.reshape(shape), logb.reshape(shape)
 
 
+@vectorized
 def erlang_b(servers, offered_load):
     r"""Erlang B: probability that an arrival to an M/M/c/c loss system is blocked.
 
@@ -182,10 +183,9 @@ def erlang_b(servers, offered_load):
     >>> erlang_b([1, 2], 1.0)
     array([0.5, 0.2])
     """
-    index = series_index(servers, offered_load)
     c, a = _check(servers, offered_load)
     b, _ = _erlang_b_log(c, a)
-    return wrap(b, index, "erlang_b")
+    return b
 
 
 def _erlang_c_from_b(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -197,6 +197,7 @@ def _erlang_c_from_b(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.nd
     return np.where(saturated, 1.0, cc), saturated
 
 
+@vectorized
 def erlang_c(servers, offered_load):
     r"""Erlang C: probability that an arrival to an M/M/c queue has to wait.
 
@@ -237,9 +238,8 @@ def erlang_c(servers, offered_load):
     >>> round(erlang_c(2, 1.0), 6)   # = 1/3 exactly
     0.333333
     """
-    index = series_index(servers, offered_load)
     c, a = _check(servers, offered_load)
     b, _ = _erlang_b_log(c, a)
     cc, saturated = _erlang_c_from_b(c.astype(float), a, b)
     warn_saturated(saturated, "Erlang C")
-    return wrap(cc, index, "erlang_c")
+    return cc

@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, as_servers, warn_saturated
+from zmodel.conventions import as_float_array, as_int_array, as_servers, vectorized, warn_saturated
 
 __all__ = ["mixed_network", "MixedNetworkResult"]
 
@@ -62,6 +62,7 @@ def _as_class_matrix(name, value, k=None):
     return arr
 
 
+@vectorized
 def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
                   think_times=0.0, servers=1) -> MixedNetworkResult:
     r"""Mixed open/closed multi-class product-form network.
@@ -111,7 +112,10 @@ def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
     Saturation (:math:`U^o_k \ge 1` at a queueing station) follows the
     library's policy with one :class:`~zmodel.queueing.SaturationWarning`: open
     classes visiting a saturated station get ``inf`` residence time, response
-    time and queue length there; a closed class visiting one is trapped there
+    time and queue length there, and carry :math:`\lambda_o / \max_k U^o_k` (the
+    maximum over the saturated stations they visit), so that every utilization is
+    at the carried rate and at most 1 (a single saturated station: utilization 1,
+    throughput its capacity); a closed class visiting one is trapped there
     in the limit: throughput 0, response and residence time ``inf`` at the
     saturated stations it visits (0 elsewhere), and its N_c jobs split over
     those stations in proportion to D_ck; the other closed classes are solved
@@ -206,10 +210,15 @@ def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
     q_op = np.where(lam[:, None] > 0, lam[:, None] * r_op, 0.0)
     q_op = np.where((d_op > 0) & sat, np.inf, q_op)
     u_cl = np.where(delay, 0.0, x_cl[:, None] * d_cl)
+    # saturation policy: an open class carries what its most loaded saturated station lets
+    # through, lam / U, so every utilization is at the carried rate and at most 1
+    overload = np.where((d_op > 0) & sat, u_open, 1.0).max(axis=1, initial=1.0)
+    x_op = lam / overload
+    u_open_ck = u_open_ck / overload[:, None]
 
     resid = np.vstack([r_op, r_cl])
     return MixedNetworkResult(
-        throughput=np.concatenate([lam, x_cl]),
+        throughput=np.concatenate([x_op, x_cl]),
         response_time=resid.sum(axis=1),
         residence_time=resid,
         queue_length=np.vstack([q_op, q_cl]),

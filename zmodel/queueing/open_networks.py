@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_probability, as_servers, warn_saturated
+from zmodel.conventions import as_float_array, as_probability, as_servers, vectorized, warn_saturated
 
 __all__ = ["jackson_network", "open_multiclass", "OpenNetworkResult", "OpenMulticlassResult"]
 
@@ -100,11 +100,6 @@ class OpenMulticlassResult(Result):
     trailing_dims: ClassVar[tuple[str, ...]] = ("class", "station")
 
 
-def _out(a):
-    a = np.asarray(a, dtype=float)
-    return float(a) if a.ndim == 0 else a
-
-
 def _mmc_delay_factor(servers: np.ndarray, offered_load: np.ndarray):
     """M/M/c waiting quantities per unit service time, for stable queueing stations.
 
@@ -151,6 +146,7 @@ def _check_open_routing(routing: np.ndarray) -> None:
             f"but jobs at station {int(idx[-1])} can never leave (closed routing loop)")
 
 
+@vectorized
 def jackson_network(arrival_rates, routing, service_times, servers=1) -> OpenNetworkResult:
     r"""Open Jackson network: traffic equations, then an M/M/c queue per station.
 
@@ -265,12 +261,13 @@ def jackson_network(arrival_rates, routing, service_times, servers=1) -> OpenNet
     x_net = total / np.maximum(1.0, worst)
     r_net = np.where(sat.any(axis=-1), np.inf, q.sum(axis=-1) / total)
     return OpenNetworkResult(
-        throughput=_out(x_net), response_time=_out(r_net), arrival_rate=lam,
+        throughput=x_net, response_time=r_net, arrival_rate=lam,
         visit_ratio=visits, utilization=util, waiting_probability=pwait,
         waiting_time=w, station_response_time=r_visit, residence_time=resid,
         queue_length=q, station_throughput=station_x)
 
 
+@vectorized
 def open_multiclass(arrival_rates, service_demands, servers=1) -> OpenMulticlassResult:
     r"""Open multi-class product-form (BCMP) network from per-class demands.
 

@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_probability, series_index, wrap
+from zmodel.conventions import as_float_array, as_probability, vectorized
 
 __all__ = ["usl", "usl_fit", "amdahl", "UslFitResult"]
 
@@ -20,6 +20,7 @@ _GCP = ("N. J. Gunther, *Guerrilla Capacity Planning*, Springer, 2007, "
         "doi:10.1007/978-3-540-31010-5")
 
 
+@vectorized
 def usl(concurrency, sigma, kappa, lambda_=1.0):
     r"""Throughput predicted by Gunther's Universal Scalability Law.
 
@@ -72,7 +73,6 @@ def usl(concurrency, sigma, kappa, lambda_=1.0):
     >>> usl([1, 2], 0.0, 0.0, lambda_=20.0).tolist()   # linear scaling
     [20.0, 40.0]
     """
-    index = series_index(concurrency, sigma, kappa, lambda_)
     n = as_float_array("concurrency", concurrency)
     bad = (n > 0) & (n < 1)
     if bad.any():
@@ -83,9 +83,10 @@ def usl(concurrency, sigma, kappa, lambda_=1.0):
     n, s, k, lam = np.broadcast_arrays(n, s, k, lam)
     m = np.where(n == 0, 1.0, n)
     x = np.where(n == 0, 0.0, lam * m / (1.0 + s * (m - 1.0) + k * m * (m - 1.0)))
-    return wrap(x, index, "throughput")
+    return x
 
 
+@vectorized
 def amdahl(processors, serial_fraction):
     r"""Amdahl's law: speedup of a job with a serial fraction on p processors.
 
@@ -131,14 +132,13 @@ def amdahl(processors, serial_fraction):
     >>> amdahl([1, 2], 0.0).tolist()
     [1.0, 2.0]
     """
-    index = series_index(processors, serial_fraction)
     p = as_float_array("processors", processors)
     bad = p < 1
     if bad.any():
         raise ValueError(f"processors must be >= 1, got {p[bad].flat[0]!r}")
     s = as_probability("serial_fraction", serial_fraction)
     p, s = np.broadcast_arrays(p, s)
-    return wrap(p / (1.0 + s * (p - 1.0)), index, "speedup")
+    return p / (1.0 + s * (p - 1.0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,6 +209,7 @@ class UslFitResult(Result):
                              "percent_error": pct})
 
 
+@vectorized
 def usl_fit(concurrency, throughput, *, lambda_=None):
     r"""Fit the Universal Scalability Law to measured throughput.
 

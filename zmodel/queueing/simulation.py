@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array
+from zmodel.conventions import as_float_array, as_int_array, as_scalar
 
 __all__ = ["StationSimulationResult", "ClosedNetworkSimulationResult",
            "simulate_station", "simulate_closed_network"]
@@ -72,13 +72,6 @@ class _Area:
     def close(self, now: float) -> float:
         self.change(now, 0.0)
         return self.area
-
-
-def _scalar(name: str, value, **rules) -> float:
-    arr = as_float_array(name, value, **rules)
-    if arr.ndim != 0:
-        raise ValueError(f"{name} must be a scalar (one configuration per simulation), got shape {arr.shape}")
-    return float(arr)
 
 
 def _check_distribution(name: str, distribution) -> None:
@@ -294,14 +287,14 @@ def simulate_station(arrival_rate, service_time, servers=1, arrival_scv=1.0, ser
     """
     import simpy
 
-    lam = _scalar("arrival_rate", arrival_rate, positive=True)
-    s = _scalar("service_time", service_time, positive=True)
+    lam = as_scalar("arrival_rate", arrival_rate, positive=True)
+    s = as_scalar("service_time", service_time, positive=True)
     c_arr = as_int_array("servers", servers, minimum=1)
     if c_arr.ndim != 0:
         raise ValueError(f"servers must be a scalar, got shape {c_arr.shape}")
     c = int(c_arr)
-    ca2 = _scalar("arrival_scv", arrival_scv)
-    cs2 = _scalar("service_scv", service_scv)
+    ca2 = as_scalar("arrival_scv", arrival_scv)
+    cs2 = as_scalar("service_scv", service_scv)
     cap = None
     if capacity is not None:
         cap = int(as_int_array("capacity", capacity, minimum=1))
@@ -310,8 +303,8 @@ def simulate_station(arrival_rate, service_time, servers=1, arrival_scv=1.0, ser
     _check_distribution("arrival_distribution", arrival_distribution)
     _check_distribution("service_distribution", service_distribution)
     reps = _check_run(replications, seed, confidence)
-    horizon = float(20_000.0 / lam) if horizon is None else _scalar("horizon", horizon, positive=True)
-    warmup = 0.1 * horizon if warmup is None else _scalar("warmup", warmup)
+    horizon = float(20_000.0 / lam) if horizon is None else as_scalar("horizon", horizon, positive=True)
+    warmup = 0.1 * horizon if warmup is None else as_scalar("warmup", warmup)
     if warmup >= horizon:
         raise ValueError(f"warmup must be shorter than horizon, got warmup={warmup} >= horizon={horizon}")
     children = np.random.SeedSequence(seed).spawn(reps)
@@ -469,7 +462,7 @@ def simulate_closed_network(service_demands, population, think_time=0.0, servers
     if n_arr.ndim != 0:
         raise ValueError(f"population must be a scalar, got shape {n_arr.shape}")
     n = int(n_arr)
-    z = _scalar("think_time", think_time)
+    z = as_scalar("think_time", think_time)
     c = as_int_array("servers", servers, minimum=1)
     if c.ndim == 0:
         c = np.full(d.shape, int(c))
@@ -480,8 +473,8 @@ def simulate_closed_network(service_demands, population, think_time=0.0, servers
         x_bound = min(n / (d.sum() + z), float(np.min(c / d)))
         horizon = float(5_000.0 / x_bound)
     else:
-        horizon = _scalar("horizon", horizon, positive=True)
-    warmup = 0.1 * horizon if warmup is None else _scalar("warmup", warmup)
+        horizon = as_scalar("horizon", horizon, positive=True)
+    warmup = 0.1 * horizon if warmup is None else as_scalar("warmup", warmup)
     if warmup >= horizon:
         raise ValueError(f"warmup must be shorter than horizon, got warmup={warmup} >= horizon={horizon}")
     children = np.random.SeedSequence(seed).spawn(reps)

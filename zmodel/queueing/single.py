@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, series_index, warn_saturated, wrap
+from zmodel.conventions import as_float_array, as_int_array, vectorized, warn_saturated
 from .erlang import _erlang_b_log, _erlang_c_from_b
 
 __all__ = ["StationResult", "mm1", "mmc", "mmck", "machine_repairman", "mg1", "md1", "ggc"]
@@ -74,12 +74,6 @@ class StationResult(Result):
     model: str = "M/M/c"
     method: str = "exact"
     approximation: bool = False
-
-
-def _result(index, model: str, method: str = "exact", approximation: bool = False,
-            **metrics) -> StationResult:
-    return StationResult(**{k: wrap(v, index, k) for k, v in metrics.items()},
-                         model=model, method=method, approximation=approximation)
 
 
 def _check_open(arrival_rate, service_time, servers):
@@ -134,6 +128,7 @@ def _mmc_core(lam, s, c):
     return cc, wq, saturated
 
 
+@vectorized
 def mmc(arrival_rate, service_time, servers=1) -> StationResult:
     r"""M/M/c: Poisson arrivals, exponential service, ``servers`` identical servers.
 
@@ -181,13 +176,13 @@ def mmc(arrival_rate, service_time, servers=1) -> StationResult:
     >>> round(r.queue_length, 6), round(r.response_time / 3600, 6)
     (0.75, 0.375)
     """
-    index = series_index(arrival_rate, service_time, servers)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     cc, wq, saturated = _mmc_core(lam, s, c)
     warn_saturated(saturated, "M/M/c")
-    return _result(index, "M/M/c", **_open_metrics(lam, s, c, cc, wq, saturated))
+    return StationResult(model="M/M/c", **_open_metrics(lam, s, c, cc, wq, saturated))
 
 
+@vectorized
 def mm1(arrival_rate, service_time) -> StationResult:
     r"""M/M/1: Poisson arrivals, one exponential server.
 
@@ -227,11 +222,10 @@ def mm1(arrival_rate, service_time) -> StationResult:
     >>> round(r.utilization, 2), round(r.queue_length, 2), round(r.response_time * 1e3, 2)
     (0.25, 0.33, 2.67)
     """
-    index = series_index(arrival_rate, service_time)
     lam, s, c = _check_open(arrival_rate, service_time, 1)
     cc, wq, saturated = _mmc_core(lam, s, c)
     warn_saturated(saturated, "M/M/1")
-    return _result(index, "M/M/1", **_open_metrics(lam, s, c, cc, wq, saturated))
+    return StationResult(model="M/M/1", **_open_metrics(lam, s, c, cc, wq, saturated))
 
 
 def _bose_f(y: np.ndarray) -> np.ndarray:
@@ -262,6 +256,7 @@ def _log_last_share(a: np.ndarray, m: np.ndarray) -> np.ndarray:
     return np.where(a > 0, pos, np.where(a < 0, neg, -np.log(m + 1.0)))
 
 
+@vectorized
 def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
     r"""M/M/c/K: M/M/c with room for ``capacity`` jobs in total; arrivals beyond are lost.
 
@@ -312,7 +307,6 @@ def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
     >>> r.blocking_probability, r.throughput   # Erlang B(1, 1) = 1/2
     (0.5, 0.5)
     """
-    index = series_index(arrival_rate, service_time, servers, capacity)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     k = as_int_array("capacity", capacity, minimum=1).astype(float)
     lam, s, c, k = np.broadcast_arrays(lam, s, c, k)
@@ -324,18 +318,26 @@ def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
     idle = lam == 0
     a = np.where(idle, 1.0, lam * s)
     m = k - c
-    b, logb = _erlang_b_log(c, a)
+    # log sum_{n<c} p_n / p_c = log(1/B(c, A) - 1) = log(c/A) - log B(c-1, A) (the recurrence
+    # 1/B(c) = 1 + (c/A)/B(c-1)): no cancellation when B(c, A) is within rounding of 1
+    _, logb_below = _erlang_b_log(c - 1.0, a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_lower = np.log1p(-b) - logb          # log sum_{n<c} p_n / p_c
+        log_lower = np.log(c / a) - np.where(c > 1, logb_below, 0.0)
         log_rho = np.log(a / c)
         log_upper = _log_geometric_sum(log_rho, m)   # log sum_{n=c}^{K} p_n / p_c
-        p_upper = 1.0 / (1.0 + np.exp(log_lower - log_upper))   # P(n >= c)
+        log_p_upper = -np.logaddexp(0.0, log_lower - log_upper)     # log P(n >= c)
+        log_p_below = -np.logaddexp(0.0, log_upper - log_lower)     # log P(n < c)
+        # log(1 - share of state K in the upper block) = log S_{m-1} - log S_m (-inf when K = c)
+        log_not_last = np.where(m > 0, _log_geometric_sum(log_rho, np.maximum(m - 1, 0)) - log_upper, -np.inf)
+        log_not_full = np.logaddexp(log_p_below, log_p_upper + log_not_last)   # log(1 - P_K)
+        p_upper = np.exp(log_p_upper)
         p_full = p_upper * np.exp(_log_last_share(log_rho, m))
         mean_excess = _bose_f(-log_rho) - (m + 1) * _bose_f(-(m + 1) * log_rho)
         queue_waiting = p_upper * mean_excess
-        x = lam * (1.0 - p_full)
+        # X <= c / S exactly; the clamp removes rounding of the huge logs when rho >> 1
+        x = np.minimum(lam * np.exp(log_not_full), c / s)
         busy = x * s
-        wait_prob = (p_upper - p_full) / (1.0 - p_full)
+        wait_prob = np.exp(log_p_upper + log_not_last - log_not_full)
         waiting_time = np.where(idle, 0.0, queue_waiting / np.where(idle, 1.0, x))
     zero = np.zeros_like(a)
     metrics = {
@@ -348,9 +350,10 @@ def mmck(arrival_rate, service_time, servers, capacity) -> StationResult:
         "throughput": x,
         "blocking_probability": np.where(idle, zero, p_full),
     }
-    return _result(index, "M/M/c/K", **metrics)
+    return StationResult(model="M/M/c/K", **metrics)
 
 
+@vectorized
 def machine_repairman(population, think_time, service_time, servers=1) -> StationResult:
     r"""M/M/c//N: the finite-source (machine-repairman) queue, exact.
 
@@ -413,7 +416,6 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
     """
     from .loaddep import finite_source_probabilities
 
-    index = series_index(population, think_time, service_time, servers)
     n_pop = as_int_array("population", population, minimum=0).astype(float)
     z = as_float_array("think_time", think_time)
     s = as_float_array("service_time", service_time, positive=True)
@@ -450,9 +452,10 @@ def machine_repairman(population, think_time, service_time, servers=1) -> Statio
         "blocking_probability": np.zeros_like(x),
     }
     metrics = {k: v.reshape(shape) for k, v in metrics.items()}
-    return _result(index, "M/M/c//N", **metrics)
+    return StationResult(model="M/M/c//N", **metrics)
 
 
+@vectorized
 def mg1(arrival_rate, service_time, service_scv) -> StationResult:
     r"""M/G/1: Poisson arrivals, general service, one server (Pollaczek–Khinchine).
 
@@ -494,13 +497,12 @@ def mg1(arrival_rate, service_time, service_scv) -> StationResult:
     >>> r.response_time
     2.0
     """
-    index = series_index(arrival_rate, service_time, service_scv)
     lam, s, c = _check_open(arrival_rate, service_time, 1)
     scv = _check_scv("service_scv", service_scv)
-    return _mg1(index, lam, s, scv, "M/G/1")
+    return _mg1(lam, s, scv, "M/G/1")
 
 
-def _mg1(index, lam, s, scv, model) -> StationResult:
+def _mg1(lam, s, scv, model) -> StationResult:
     lam, s, scv = np.broadcast_arrays(lam, s, scv)
     c = np.ones_like(s)
     rho = lam * s
@@ -508,9 +510,10 @@ def _mg1(index, lam, s, scv, model) -> StationResult:
     with np.errstate(divide="ignore", invalid="ignore"):
         wq = np.where(saturated, np.inf, rho * s * (1.0 + scv) / (2.0 * (1.0 - rho)))
     warn_saturated(saturated, model, stacklevel=4)
-    return _result(index, model, **_open_metrics(lam, s, c, rho, wq, saturated))
+    return StationResult(model=model, **_open_metrics(lam, s, c, rho, wq, saturated))
 
 
+@vectorized
 def md1(arrival_rate, service_time) -> StationResult:
     r"""M/D/1: Poisson arrivals, constant service time, one server.
 
@@ -543,11 +546,11 @@ def md1(arrival_rate, service_time) -> StationResult:
     >>> md1(0.5, 1.0).waiting_time
     0.5
     """
-    index = series_index(arrival_rate, service_time)
     lam, s, _ = _check_open(arrival_rate, service_time, 1)
-    return _mg1(index, lam, s, np.zeros(()), "M/D/1")
+    return _mg1(lam, s, np.zeros(()), "M/D/1")
 
 
+@vectorized
 def ggc(arrival_rate, service_time, servers, arrival_scv, service_scv,
         method: str = "allen_cunneen") -> StationResult:
     r"""G/G/c: approximate means for general arrivals and service (two-moment).
@@ -610,7 +613,6 @@ def ggc(arrival_rate, service_time, servers, arrival_scv, service_scv,
     """
     if method not in ("allen_cunneen", "kingman"):
         raise ValueError(f"method must be 'allen_cunneen' or 'kingman', got {method!r}")
-    index = series_index(arrival_rate, service_time, servers, arrival_scv, service_scv)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     ca2 = _check_scv("arrival_scv", arrival_scv)
     cs2 = _check_scv("service_scv", service_scv)
@@ -627,5 +629,5 @@ def ggc(arrival_rate, service_time, servers, arrival_scv, service_scv,
             wait_prob = np.where(saturated, 1.0, rho ** (np.sqrt(2.0 * (c + 1.0)) - 1.0))
             wq = np.where(saturated, np.inf, wait_prob * s * factor / (c * (1.0 - rho)))
     warn_saturated(saturated, "G/G/c")
-    return _result(index, "G/G/c", method=method, approximation=True,
+    return StationResult(model="G/G/c", method=method, approximation=True,
                    **_open_metrics(lam, s, c, wait_prob, wq, saturated))

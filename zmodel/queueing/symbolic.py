@@ -70,7 +70,7 @@ class SymbolicModel:
         return {k: sp.latex(e) for k, e in self.metrics.items()}
 
 
-def _positive(*names):
+def _positive_symbols(*names):
     import sympy as sp
 
     return {n: sp.Symbol(n, positive=True) for n in names}
@@ -104,7 +104,7 @@ def mm1() -> SymbolicModel:
     >>> mm1().evaluate(arrival_rate=2, service_time="1/4")["waiting_time"]
     1/4
     """
-    s = _positive("arrival_rate", "service_time")
+    s = _positive_symbols("arrival_rate", "service_time")
     lam, st = s["arrival_rate"], s["service_time"]
     rho = lam * st
     metrics = {
@@ -172,7 +172,7 @@ def mmc(servers: int | None = None) -> SymbolicModel:
     """
     import sympy as sp
 
-    s = _positive("arrival_rate", "service_time")
+    s = _positive_symbols("arrival_rate", "service_time")
     lam, st = s["arrival_rate"], s["service_time"]
     a = lam * st
     if servers is None:
@@ -232,7 +232,7 @@ def mg1() -> SymbolicModel:
     """
     import sympy as sp
 
-    s = _positive("arrival_rate", "service_time")
+    s = _positive_symbols("arrival_rate", "service_time")
     s["service_scv"] = sp.Symbol("service_scv", nonnegative=True)
     lam, st, cs2 = s["arrival_rate"], s["service_time"], s["service_scv"]
     rho = lam * st
