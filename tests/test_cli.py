@@ -673,7 +673,6 @@ def test_report_missing_notebook_folder_is_an_error(capsys, tmp_path):
 
 
 # --------------------------------------------------------------------------- bounded work
-@needs_scenario
 def test_plan_cost_limit_names_the_option(capsys, tmp_path):
     toml = tmp_path / "many.toml"
     toml.write_text(REAL_TOML.replace("clients = 8", "clients = 5000"))
@@ -711,7 +710,6 @@ def test_large_sweep_progress_is_lines_off_a_terminal(stub, capsys):
 
 
 # --------------------------------------------------------------------------- every bad input named
-@needs_scenario
 @pytest.mark.parametrize("old, new, needles", [
     ("cpus = 2", "cpus = 9223372036854775807", ["hardware.cpus", "at most 2**53"]),
     ("clients = 8", "clients = 9223372036854775807", ["workload.clients", "at most 2**53"]),
@@ -731,7 +729,6 @@ def test_values_beyond_the_models_are_named(capsys, tmp_path, old, new, needles)
     assert_one_line_error(code, out, err, *needles)
 
 
-@needs_scenario
 def test_lpar_cpus_beyond_its_physical_cpus(capsys, tmp_path):
     toml = tmp_path / "lpar.toml"
     toml.write_text(REAL_TOML.replace("weight = 0.5", "weight = 0.5\nphysical_cpus = 4").replace(
@@ -740,7 +737,6 @@ def test_lpar_cpus_beyond_its_physical_cpus(capsys, tmp_path):
     assert_one_line_error(code, out, err, "hardware.cpus", "physical_cpus (4)", "got 8")
 
 
-@needs_scenario
 def test_saturated_resources_are_named_not_absurd_numbers(capsys):
     # zvm_guests.toml: 1999 idle 2.4.21 guests tick 100 times a second each; their ticks need more
     # than the 4 physical CPUs, so the busy guest gets nothing (IBM Systems Journal, "Timer tick")
@@ -753,7 +749,6 @@ def test_saturated_resources_are_named_not_absurd_numbers(capsys):
     assert rows[(2000, "2.6.6")]["saturated"] == ""  # the idle-tick patch: no ticks, nothing saturated
 
 
-@needs_scenario
 def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
     # ficon_sizing.toml offers 15000 I/O/s; one FICON path completes at most 7200 I/O/s (the
     # FICON-1G maximum I/O rate of data/hardware/links.csv, the example's stated assumption)
