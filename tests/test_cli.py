@@ -711,8 +711,8 @@ def test_large_sweep_progress_is_lines_off_a_terminal(stub, capsys):
 
 # --------------------------------------------------------------------------- every bad input named
 @pytest.mark.parametrize("old, new, needles", [
-    ("cpus = 2", "cpus = 9223372036854775807", ["hardware.cpus", "at most 2**53"]),
-    ("clients = 8", "clients = 9223372036854775807", ["workload.clients", "at most 2**53"]),
+    ("cpus = 2", "cpus = 9223372036854775807", ["hardware.cpus", "2**53"]),
+    ("clients = 8", "clients = 9223372036854775807", ["workload.clients", "2**53"]),
     ("clients = 8", "clients = 8\nblock_size = 1e300", ["workload.block_size", "at most"]),
     ("cpus = 2", "cpus = 1000000", ["hardware.cpus", "at most 16", "z990"]),
     ('type = "lpar"', 'type = "zvm"\nguests = 2\nactive_guests = 3', ["hypervisor.active_guests",

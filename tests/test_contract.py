@@ -318,5 +318,5 @@ def test_scenario_block_size_beyond_representable_demands_is_named():
 
     mapping = {"hardware": {"processor": "z990", "cpus": 4, "storage_server": "ESS-800", "channel": "FICON-2G"},
                "kernel": {"version": "2.6.10"}, "workload": {"kind": "oltp", "block_size": 1e300}}
-    with pytest.raises(ValueError, match=r"^workload\.block_size must be at most 1099511627776, got 1e\+300$"):
+    with pytest.raises(ValueError, match=r"^workload\.block_size must be at most 1073741824, got 1e\+300$"):
         Scenario.from_dict(mapping)

@@ -91,7 +91,7 @@ MAX_INTEGER = 2 ** 53
 #: documented maxima of the numeric ``[workload]`` keys (beyond them a demand overflows or
 #: the model leaves its domain)
 WORKLOAD_MAXIMA = {"think_time": 1e9, "io_per_transaction": 1e6, "cpu_per_transaction": 1e6,
-                   "block_size": float(2 ** 30), "io_rate": 1e9}
+                   "block_size": GiB, "io_rate": 1e9}
 #: the ``model`` column: which solver produced a row
 MODEL_CLOSED = "closed: exact MVA of the composed kernel model"
 MODEL_OPEN = "open: M/M/c stations at the offered I/O rate"
