@@ -218,3 +218,23 @@ def test_errors():
         mixed_network([1.0], [[0.1, 0.1]], [[0.1, -0.1]], [1])
     with pytest.raises(ValueError, match="a mixed network must have at least one station"):
         mixed_network([], np.zeros((0, 0)), np.zeros((0, 0)), [])
+
+
+def test_empty_closed_class_at_a_saturated_station_is_trapped_as_documented():
+    # The documented policy: a closed class visiting a saturated station has throughput 0
+    # and an infinite residence time there, whatever its population (an empty class's
+    # response time is what one of its jobs would see: it would never leave).
+    # Open class: lambda = 20/s on station 0 with D = 0.05 s -> U = 1.0, saturated.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = mixed_network([20.0], [[0.05, 0.0]], [[0.01, 0.02], [0.0, 0.03]], [0, 2])
+    x = np.asarray(r.throughput)
+    resid = np.asarray(r.residence_time)
+    q = np.asarray(r.queue_length)
+    assert x[1] == 0.0 and np.isinf(resid[1, 0]) and resid[1, 1] == 0.0 and q[1].sum() == 0.0
+    # the other closed class avoids station 0: plain MVA with N = 2 at one 0.03 s station
+    # (no think time) completes 1/0.03 = 33.33/s with both jobs queued there
+    assert x[2] == pytest.approx(1 / 0.03, rel=1e-12)
+    assert q[2, 1] == pytest.approx(2.0, rel=1e-12)

@@ -184,7 +184,7 @@ def mixed_network(open_arrival_rates, open_demands, closed_demands, populations,
         stretch = np.where(delay, 1.0, np.where(sat, np.inf, 1.0 / (1.0 - np.minimum(u_open, 1.0))))
 
     # closed classes: trapped ones (visiting a saturated station) are set aside
-    trapped = ((d_cl > 0) & sat).any(axis=1) & (pops > 0)
+    trapped = ((d_cl > 0) & sat).any(axis=1)  # whatever its population, as documented
     x_cl = np.zeros(n_closed)
     r_cl = np.zeros((n_closed, k))
     q_cl = np.zeros((n_closed, k))
