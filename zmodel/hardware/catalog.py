@@ -72,6 +72,7 @@ FAMILIES = {
     "links": "link",
     "adapters": "adapter",
     "crypto": "crypto device",
+    "channel_cards": "channel card",
 }
 
 _KI, _MI, _GI, _TI = 2.0 ** 10, 2.0 ** 20, 2.0 ** 30, 2.0 ** 40
