@@ -17,10 +17,14 @@ service demands and calls :mod:`zmodel.queueing`:
   concurrent I/Os (open exchanges) over a full-duplex link: the per-I/O command
   processing is a single-server station (the channel processor) and each link direction
   is a processor-sharing station whose capacity is the data rate.
+* :class:`ChannelCard` — a FICON card generation (FICON Express ... Express8S) from
+  ``zmodel/_data/hardware/channel_cards.csv``: command-mode and zHPF (transport-mode)
+  I/O-rate limits of one channel, its data rate over both directions, the feature bus;
+  :meth:`ChannelCard.link` builds the :class:`ChannelLink` of one of its channels.
 * :class:`ChannelSubsystem` — a device group reached over ``paths`` channel paths,
   used as ``"failover"`` (one active path, the others standby) or ``"multibus"`` (I/O
   spread over all paths, each I/O paying a host path-selection time); with ``aliases``
-  PAV aliases per device. It predicts the z/OS RMF decomposition of the I/O response
+  PAV aliases per device (static) or pooled per control unit (HyperPAV). It predicts the z/OS RMF decomposition of the I/O response
   time (IOSQ, pending, disconnect, connect) for an open load, the closed-loop
   throughput of a number of synchronous I/O streams, and the maximum I/O rate and
   data rate of the channels.

@@ -7,8 +7,11 @@ Three components, each a frozen dataclass in SI units:
 * :class:`RaidRank` — an array of ``width`` disks in RAID-5 (one parity-equivalent
   disk; the ESS/DS8000 ranks are 8 disks, 6+P+S or 7+P): back-end disk operations per
   host operation (small-write penalty of 4, full-stride writes);
-* :class:`StorageServer` — cache (read hit/miss), NVS fast write with destage to the
-  ranks, ranks of disks, host adapters and host links.
+* :class:`StorageServer` — cache (read hit/miss), NVS fast write mirrored into the other
+  cluster with destage to the ranks, ranks of disks (RAID-5 or RAID-10), device
+  adapters, cluster processors, cache bandwidth, host adapters and host links;
+* :func:`lru_hit_ratio` — read hit ratio from cache size and workload footprint (Che's
+  approximation of LRU).
 
 Four workloads (``op``): ``"random_read"``, ``"random_write"``, ``"sequential_read"``,
 ``"sequential_write"``. The server turns a workload into per-request service demands
