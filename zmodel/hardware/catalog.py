@@ -73,6 +73,7 @@ FAMILIES = {
     "links": "link",
     "adapters": "adapter",
     "crypto": "crypto device",
+    "channel_cards": "channel card",
 }
 
 

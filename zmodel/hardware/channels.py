@@ -17,10 +17,14 @@ service demands and calls :mod:`zmodel.queueing`:
   concurrent I/Os (open exchanges) over a full-duplex link: the per-I/O command
   processing is a single-server station (the channel processor) and each link direction
   is a processor-sharing station whose capacity is the data rate.
+* :class:`ChannelCard` — a FICON card generation (FICON Express ... Express8S) from
+  ``zmodel/_data/hardware/channel_cards.csv``: command-mode and zHPF (transport-mode)
+  I/O-rate limits of one channel, its data rate over both directions, the feature bus;
+  :meth:`ChannelCard.link` builds the :class:`ChannelLink` of one of its channels.
 * :class:`ChannelSubsystem` — a device group reached over ``paths`` channel paths,
   used as ``"failover"`` (one active path, the others standby) or ``"multibus"`` (I/O
   spread over all paths, each I/O paying a host path-selection time); with ``aliases``
-  PAV aliases per device. It predicts the z/OS RMF decomposition of the I/O response
+  PAV aliases per device (static) or pooled per control unit (HyperPAV). It predicts the z/OS RMF decomposition of the I/O response
   time (IOSQ, pending, disconnect, connect) for an open load, the closed-loop
   throughput of a number of synchronous I/O streams, and the maximum I/O rate and
   data rate of the channels.
@@ -73,7 +77,10 @@ __all__ = [
     "MAX_CHPIDS",
     "MAX_DEVICES",
     "MAX_PATHS_PER_DEVICE",
+    "IO_MODES",
+    "PAV_MODES",
     "PROTOCOLS",
+    "ChannelCard",
     "ChannelLink",
     "ChannelSubsystem",
     "ClosedIOResult",
@@ -90,6 +97,10 @@ MAX_DEVICES = 65535
 PROTOCOLS = ("ESCON", "FICON", "FCP")
 #: Multipath modes: one active path with standbys, or I/O spread over all paths.
 MULTIPATH_MODES = ("failover", "multibus")
+#: Channel-program modes of a FICON channel: command mode (FICON) and transport mode (zHPF).
+IO_MODES = ("command", "transport")
+#: PAV flavours: static aliases bound to one base device, or HyperPAV aliases pooled per control unit.
+PAV_MODES = ("static", "hyper")
 
 
 
@@ -121,15 +132,33 @@ class ChannelLink:
         Nominal link rate, informational [bit/s].
     name : str, default ""
         Catalog name.
+    mode : {"command", "transport"}, default "command"
+        FICON channel-program mode: ``"command"`` (CCW chains, the FICON protocol) or
+        ``"transport"`` (zHPF: one transport control word per I/O); FCP and ESCON use
+        ``"command"`` (their own per-I/O time is ``command_time``).
+    transport_time : float, default nan
+        Per-I/O channel-processor time in transport mode (zHPF), >= 0; nan when the card
+        has no zHPF support [s].
+    channel_rate : float, default inf
+        Bytes per second the channel (card processor / data router) moves over both
+        directions together; ``inf``: not a limit [B/s].
 
     Notes
     -----
+    The per-I/O channel time is :math:`t_c` = ``command_time`` in command mode and
+    ``transport_time`` in transport mode (zHPF reduces the information units the
+    channel processes per I/O, IBM "FICON performance" web page, 2012; IBM
+    zHPF overview, z/VM 6.2 documentation "Overview of zHPF Support").
     The effective data rate is :math:`r = \min(\text{data\_rate}, \text{adapter\_rate})`.
     An I/O of ``block_size`` B bytes, a fraction f of which are reads, demands per
     channel path (Lazowska et al. 1984, ch. 10; [5] for the ESCON/FICON contrast):
 
     * circuit switched (concurrency 1): one station, :math:`D = t_c + B/r`;
-    * multiplexed: channel processor :math:`D_c = t_c`, inbound link
+    * multiplexed: channel processor :math:`D_c = t_c`, the channel's data path
+      :math:`D_{dp} = B/r_{ch}` (``channel_rate``, shared by both directions, so a
+      read/write mix saturates at :math:`r_{ch}` in total however the bytes split; a
+      station of its own, as the FICON Express8S hardware data router moves data
+      beside the channel processor: :meth:`data_path_demand`), inbound link
       :math:`D_{in} = f B / r` and outbound link :math:`D_{out} = (1-f) B / r` when full
       duplex (one shared direction :math:`B/r` when half duplex).
 
@@ -154,6 +183,9 @@ class ChannelLink:
     adapter_rate: float = math.inf
     link_rate: float = math.nan
     name: str = ""
+    mode: str = "command"
+    transport_time: float = math.nan
+    channel_rate: float = math.inf
 
     def __post_init__(self):
         if self.protocol not in PROTOCOLS:
@@ -166,6 +198,17 @@ class ChannelLink:
             raise ValueError(f"concurrency must be a positive integer or math.inf, got {self.concurrency!r}")
         object.__setattr__(self, "concurrency", c)
         object.__setattr__(self, "adapter_rate", as_scalar("adapter_rate", self.adapter_rate,
+                                                                positive=True, allow_inf=True))
+        if self.mode not in IO_MODES:
+            raise ValueError(f"mode must be one of {list(IO_MODES)}, got {self.mode!r}")
+        t = float(self.transport_time)
+        if not math.isnan(t):
+            t = as_scalar("transport_time", t)
+        object.__setattr__(self, "transport_time", t)
+        if self.mode == "transport" and (self.protocol != "FICON" or math.isnan(t)):
+            raise ValueError("mode 'transport' (zHPF) needs a FICON link with a transport_time, got "
+                             f"protocol {self.protocol!r} and transport_time {self.transport_time!r}")
+        object.__setattr__(self, "channel_rate", as_scalar("channel_rate", self.channel_rate,
                                                                 positive=True, allow_inf=True))
         if self.protocol == "ESCON" and (self.directions != 1 or c != 1):
             raise ValueError("an ESCON link is half duplex and circuit switched: directions and "
@@ -211,6 +254,11 @@ class ChannelLink:
                       link_rate=spec.get("link_rate", math.nan), name=canonical)
         fields.update(overrides)
         return cls(**fields)
+
+    @property
+    def per_io_time(self) -> float:
+        """Channel-processor time per I/O in the link's mode: command or transport (zHPF) [s]."""
+        return self.transport_time if self.mode == "transport" else self.command_time
 
     @property
     def circuit_switched(self) -> bool:
@@ -261,13 +309,35 @@ class ChannelLink:
         b, f = np.broadcast_arrays(b, f)
         transfer = b / self.effective_rate
         zero = np.zeros_like(transfer)
+        t_c = self.per_io_time + zero
         if self.circuit_switched:
-            cols = (self.command_time + transfer, zero, zero)
+            cols = (t_c + transfer, zero, zero)
         elif self.directions == 1:
-            cols = (self.command_time + zero, transfer, zero)
+            cols = (t_c, transfer, zero)
         else:
-            cols = (self.command_time + zero, f * transfer, (1.0 - f) * transfer)
+            cols = (t_c, f * transfer, (1.0 - f) * transfer)
         return np.stack(cols, axis=-1)
+
+    def data_path_demand(self, block_size):
+        """Per-I/O demand on the channel's data path, ``B / channel_rate`` (0 when not a limit) [s].
+
+        Parameters
+        ----------
+        block_size : float or array_like
+            Bytes per I/O, positive [B].
+
+        Returns
+        -------
+        ndarray
+            [s]
+        """
+        b = as_float_array("block_size", block_size, positive=True)
+        return b / self.channel_rate
+
+    def _all_demands(self, block_size, read_fraction):
+        d = self.demands(block_size, read_fraction)
+        dp = np.broadcast_to(self.data_path_demand(block_size), d.shape[:-1])
+        return np.concatenate([d, dp[..., None]], axis=-1)
 
     @vectorized
     def max_io_rate(self, block_size, read_fraction=1.0):
@@ -285,7 +355,7 @@ class ChannelLink:
         float or ndarray
             :math:`1 / \\max_k D_k` [1/s].
         """
-        d = self.demands(block_size, read_fraction)
+        d = self._all_demands(block_size, read_fraction)
         return 1.0 / d.max(axis=-1)
 
     @vectorized
@@ -305,8 +375,130 @@ class ChannelLink:
             [B/s]
         """
         b = as_float_array("block_size", block_size, positive=True)
-        d = self.demands(block_size, read_fraction)
+        d = self._all_demands(block_size, read_fraction)
         return np.broadcast_to(b, d.shape[:-1]) / d.max(axis=-1)
+
+
+# --------------------------------------------------------------------------- card
+@dataclasses.dataclass(frozen=True)
+class ChannelCard:
+    r"""A FICON channel card generation (FICON Express, Express2, Express4, Express8, Express8S).
+
+    Limits of one channel (one CHPID / port) of the card, SI units; ``inf`` or ``nan``
+    where no public figure was found (see ``zmodel/_data/hardware/channel_cards.csv``).
+
+    Parameters
+    ----------
+    name : str
+        Catalog name, e.g. ``"FICON-Express8S"``.
+    max_link_rate : float
+        Highest link rate the card negotiates [bit/s].
+    command_io_rate : float, default nan
+        Maximum I/O rate of one channel in command mode (FICON protocol, small blocks) [1/s].
+    zhpf_io_rate : float, default nan
+        Maximum I/O rate of one channel in transport mode (zHPF, small blocks); nan when
+        the card has no zHPF [1/s].
+    channel_rate : float, default inf
+        Maximum data rate of one channel, reads plus writes [B/s].
+    ports : int, default 0
+        Channels per feature (0: not recorded) [1].
+    feature_rate : float, default inf
+        Data rate of the bus that feeds one feature (all its channels) [B/s].
+
+    Examples
+    --------
+    >>> card = ChannelCard.from_catalog("FICON-Express8S")
+    >>> round(card.zhpf_io_rate), round(card.channel_rate / 1e6)
+    (92000, 1600)
+    """
+
+    name: str
+    max_link_rate: float
+    command_io_rate: float = math.nan
+    zhpf_io_rate: float = math.nan
+    channel_rate: float = math.inf
+    ports: int = 0
+    feature_rate: float = math.inf
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        object.__setattr__(self, "max_link_rate", as_scalar("max_link_rate", self.max_link_rate, positive=True))
+        for n in ("command_io_rate", "zhpf_io_rate"):
+            v = float(getattr(self, n))
+            if not math.isnan(v):
+                v = as_scalar(n, v, positive=True)
+            object.__setattr__(self, n, v)
+        for n in ("channel_rate", "feature_rate"):
+            object.__setattr__(self, n, as_scalar(n, getattr(self, n), positive=True, allow_inf=True))
+        object.__setattr__(self, "ports", as_count("ports", self.ports, 0))
+
+    @classmethod
+    def from_catalog(cls, name: str, *, data_dir=None) -> "ChannelCard":
+        """Build from ``zmodel/_data/hardware/channel_cards.csv`` (SI values, converted there).
+
+        Parameters
+        ----------
+        name : str
+            Catalog name or alias, e.g. ``"FICON Express4"``.
+        data_dir : path-like, optional
+            Folder holding ``hardware/``.
+
+        Returns
+        -------
+        ChannelCard
+        """
+        from zmodel.hardware import catalog
+
+        spec = catalog.component("channel_cards", name, data_dir=data_dir)
+        return cls(name=catalog.canonical_name("channel_cards", name, data_dir=data_dir),
+                   max_link_rate=spec["max_link_rate"],
+                   command_io_rate=spec.get("command_io_rate", math.nan),
+                   zhpf_io_rate=spec.get("zhpf_io_rate", math.nan),
+                   channel_rate=spec.get("channel_rate", math.inf),
+                   ports=int(spec.get("ports", 0)), feature_rate=spec.get("feature_rate", math.inf))
+
+    def link(self, link_rate: float | None = None, *, mode: str = "command",
+             command_time: float | None = None, **overrides) -> "ChannelLink":
+        r"""A FICON :class:`ChannelLink` of this card at ``link_rate``.
+
+        Parameters
+        ----------
+        link_rate : float, optional
+            Negotiated link rate, at most ``max_link_rate`` (default) [bit/s].
+        mode : {"command", "transport"}
+            Channel-program mode (transport = zHPF).
+        command_time : float, optional
+            Per-I/O time in command mode; default ``1/command_io_rate`` [s].
+        **overrides
+            Other :class:`ChannelLink` fields.
+
+        Returns
+        -------
+        ChannelLink
+
+        Notes
+        -----
+        Payload per direction :math:`r = 0.8\,\text{link\_rate}/8` (8b/10b coding, as
+        the link catalog's 100/200/400 MB/s at 1/2/4 Gbit/s); per-I/O times are the
+        reciprocals of the card's maximum I/O rates (bottleneck law, Lazowska et al.
+        1984, §5.2: a channel at 100 % busy on small blocks runs at
+        :math:`1/t_c`).
+        """
+        rate = self.max_link_rate if link_rate is None else as_scalar("link_rate", link_rate, positive=True)
+        if rate > self.max_link_rate:
+            raise ValueError(f"link_rate must be at most the card's max_link_rate "
+                             f"{self.max_link_rate:g} bit/s, got {rate:g}")
+        if command_time is None:
+            if math.isnan(self.command_io_rate):
+                raise ValueError(f"command_time must be given for card {self.name!r} "
+                                 "(the catalog has no command_io_rate for it)")
+            command_time = 1.0 / self.command_io_rate
+        fields = dict(protocol="FICON", data_rate=rate * 0.8 / 8.0, command_time=command_time,
+                      mode=mode, transport_time=(1.0 / self.zhpf_io_rate), channel_rate=self.channel_rate,
+                      link_rate=rate, name=f"{self.name} @ {rate / 1e9:g} Gbit/s")
+        fields.update(overrides)
+        return ChannelLink(**fields)
 
 
 # --------------------------------------------------------------------------- results
@@ -331,8 +523,9 @@ class IOResponse(Result):
     channel_utilization : float, ndarray or Series
         Busy fraction of each active channel path's processor (ESCON: of the channel) [1].
     link_utilization : float, ndarray or Series
-        Busy fraction of the busier link direction of each active path (0 for ESCON,
-        whose transfer is counted in channel_utilization) [1].
+        Busy fraction of the busier link direction (or of the channel data path when
+        ``channel_rate`` is finite) of each active path (0 for ESCON, whose transfer is
+        counted in channel_utilization) [1].
     device_utilization : float, ndarray or Series
         Busy fraction of each subchannel of a device (base plus aliases) [1].
     throughput : float, ndarray or Series
@@ -396,9 +589,14 @@ class ChannelSubsystem:
     multipath_cpu_time : float, default 0
         Host time per I/O for path selection in multibus mode, >= 0 [s].
     aliases : int, default 0
-        PAV alias subchannels per device (ECKD on ESCON/FICON only), >= 0 [1].
+        PAV alias subchannels (ECKD on ESCON/FICON only), >= 0: per device when
+        ``pav="static"``, one pool for all ``devices`` when ``pav="hyper"`` [1].
     devices : int, default 1
-        Devices sharing the paths, 1..65535 [1].
+        Devices (volumes) sharing the paths, 1..65535 [1].
+    pav : {"static", "hyper"}, default "static"
+        ``"static"``: each device owns ``aliases`` alias subchannels; ``"hyper"``
+        (HyperPAV): the aliases form one pool that any device of the group borrows
+        for one I/O at a time.
 
     Notes
     -----
@@ -415,6 +613,11 @@ class ChannelSubsystem:
     * IOSQ: each device is an M/M/c station with :math:`c = 1 + \text{aliases}` servers
       (one active I/O per subchannel) and service :math:`T_{pend} + T_{disc} + T_{conn}`:
       :math:`T_{IOSQ} = W_q(M/M/c) + t_{mp}` with the multibus path-selection time.
+      HyperPAV pools the subchannels: one M/M/c station with
+      :math:`c = \text{devices} + \text{aliases}` fed by the whole load :math:`\lambda`.
+      This treats a base subchannel as usable by any device's I/O, so it is an
+      optimistic bound on HyperPAV (exact when ``devices = 1``, where the two flavours
+      coincide).
 
     Valid for Poisson arrivals and below saturation of every station (the library's
     saturation policy applies: infinite times, one warning per station). The
@@ -434,6 +637,7 @@ class ChannelSubsystem:
     multipath_cpu_time: float = 0.0
     aliases: int = 0
     devices: int = 1
+    pav: str = "static"
 
     def __post_init__(self):
         if not isinstance(self.link, ChannelLink):
@@ -448,6 +652,8 @@ class ChannelSubsystem:
             raise ValueError("aliases (PAV) apply to ECKD devices on ESCON/FICON channels, "
                              f"got {self.aliases} on an FCP link")
         object.__setattr__(self, "devices", as_count("devices", self.devices, 1, MAX_DEVICES))
+        if self.pav not in PAV_MODES:
+            raise ValueError(f"pav must be one of {list(PAV_MODES)}, got {self.pav!r}")
 
     @property
     def active_paths(self) -> int:
@@ -524,14 +730,17 @@ class ChannelSubsystem:
         d = np.broadcast_to(d, shape + (3,))
         k = self.active_paths
         ch = mmc(lam, d[..., 0], servers=k)
-        pending = np.asarray(ch.waiting_time) + self.link.command_time
+        t_io = self.link.per_io_time
+        pending = np.asarray(ch.waiting_time) + t_io
         if self.link.circuit_switched:
-            connect = d[..., 0] - self.link.command_time
+            connect = d[..., 0] - t_io
             link_util = np.zeros(shape)
         else:
             connect = np.zeros(shape)
             link_util = np.zeros(shape)
-            for col in (1, 2):
+            dp = np.broadcast_to(self.link.data_path_demand(block_size), shape)
+            d = np.concatenate([d, dp[..., None]], axis=-1)
+            for col in (1, 2, 3):
                 dem = d[..., col]
                 has = dem > 0
                 ps = mm1(np.where(has, lam / k, 0.0), np.where(has, dem, 1.0))
@@ -539,10 +748,13 @@ class ChannelSubsystem:
                 link_util = np.maximum(link_util, np.where(has, np.asarray(ps.utilization), 0.0))
         busy = pending + disc + connect
         finite = np.isfinite(busy)
-        servers = 1 + self.aliases
+        if self.pav == "hyper":
+            servers, dev_load = self.devices + self.aliases, lam
+        else:
+            servers, dev_load = 1 + self.aliases, lam / self.devices
         # the channel already reported; the device queue's placeholder service time must not
         with quiet_saturation() if not finite.all() else contextlib.nullcontext():
-            dev = mmc(lam / self.devices, np.where(finite, busy, 1.0), servers=servers)
+            dev = mmc(dev_load, np.where(finite, busy, 1.0), servers=servers)
         iosq = np.where(finite, np.asarray(dev.waiting_time), np.inf) + self.path_selection_time
         dev_util = np.where(finite, np.asarray(dev.utilization), 1.0)
         total = iosq + busy
@@ -590,14 +802,17 @@ class ChannelSubsystem:
         disc = as_float_array("disconnect_time", disconnect_time)
         b = as_float_array("block_size", block_size, positive=True)
         d = self.link.demands(block_size, read_fraction)
+        if math.isfinite(self.link.channel_rate):  # the channel's data path as a fourth station
+            d = self.link._all_demands(block_size, read_fraction)
+        m = d.shape[-1]
         shape = np.broadcast_shapes(n.shape, z.shape, disc.shape, d.shape[:-1])
-        demands = np.concatenate([np.broadcast_to(d, shape + (3,)),
+        demands = np.concatenate([np.broadcast_to(d, shape + (m,)),
                                   np.broadcast_to(disc, shape)[..., None]], axis=-1)
         k = self.active_paths
-        r = mva(demands, np.broadcast_to(n, shape), np.broadcast_to(z, shape), servers=[k, k, k, math.inf])
+        r = mva(demands, np.broadcast_to(n, shape), np.broadcast_to(z, shape), servers=[k] * m + [math.inf])
         x = np.asarray(r.throughput, dtype=float)
         util = np.asarray(r.utilization, dtype=float)
-        link_util = util[..., 0] * 0.0 if self.link.circuit_switched else np.maximum(util[..., 1], util[..., 2])
+        link_util = util[..., 0] * 0.0 if self.link.circuit_switched else util[..., 1:m].max(axis=-1)
         out = dict(throughput=x, data_rate=x * np.broadcast_to(b, shape), response_time=np.asarray(r.response_time),
                    channel_utilization=util[..., 0], link_utilization=link_util)
         return ClosedIOResult(**out)

@@ -7,8 +7,11 @@ Three components, each a frozen dataclass in SI units:
 * :class:`RaidRank` — an array of ``width`` disks in RAID-5 (one parity-equivalent
   disk; the ESS/DS8000 ranks are 8 disks, 6+P+S or 7+P): back-end disk operations per
   host operation (small-write penalty of 4, full-stride writes);
-* :class:`StorageServer` — cache (read hit/miss), NVS fast write with destage to the
-  ranks, ranks of disks, host adapters and host links.
+* :class:`StorageServer` — cache (read hit/miss), NVS fast write mirrored into the other
+  cluster with destage to the ranks, ranks of disks (RAID-5 or RAID-10), device
+  adapters, cluster processors, cache bandwidth, host adapters and host links;
+* :func:`lru_hit_ratio` — read hit ratio from cache size and workload footprint (Che's
+  approximation of LRU).
 
 Four workloads (``op``): ``"random_read"``, ``"random_write"``, ``"sequential_read"``,
 ``"sequential_write"``. The server turns a workload into per-request service demands
@@ -48,11 +51,13 @@ from zmodel.conventions import (
     as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
 )
 
-__all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS",
+__all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio",
            "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
 
 #: the four workloads
 OPERATIONS = ("random_read", "random_write", "sequential_read", "sequential_write")
+#: RAID levels of a rank
+RAID_LEVELS = ("RAID-5", "RAID-10")
 
 
 
@@ -273,21 +278,38 @@ class RaidRank:
 
     disk: Disk
     width: int = 8
+    level: str = "RAID-5"
 
     def __post_init__(self):
         if not isinstance(self.disk, Disk):
             raise ValueError(f"disk must be a Disk, got {type(self.disk).__name__}")
-        object.__setattr__(self, "width", as_count("width", self.width, 3))
+        if self.level not in RAID_LEVELS:
+            raise ValueError(f"level must be one of {list(RAID_LEVELS)}, got {self.level!r}")
+        if self.level == "RAID-10":
+            w = as_count("width", self.width, 2)
+            if w % 2:
+                raise ValueError(f"width must be an even integer >= 2 for RAID-10 (mirrored pairs), got {self.width!r}")
+            object.__setattr__(self, "width", w)
+        else:
+            object.__setattr__(self, "width", as_count("width", self.width, 3))
 
     @property
     def data_disks(self) -> int:
-        """Disks' worth of data capacity, width - 1 [1]."""
-        return self.width - 1
+        """Disks' worth of data capacity: width - 1 (RAID-5), width / 2 (RAID-10) [1]."""
+        return self.width // 2 if self.level == "RAID-10" else self.width - 1
 
     @vectorized
     def backend_accesses(self, op: str) -> float:
-        """Disk accesses per host operation (of one block) [1]."""
+        """Disk accesses per host operation (of one block) [1].
+
+        RAID-5: 1, 4, 1, w/(w-1) for random read, random write, sequential read and
+        write; RAID-10: 1, 2, 1, 2 (every write goes to both copies of a mirrored pair;
+        a read to one copy; Chen et al. 1994, §3.3, "mirrored" level 1).
+        """
         op = as_choice("op", op, OPERATIONS)
+        if self.level == "RAID-10":
+            return {"random_read": 1.0, "random_write": 2.0, "sequential_read": 1.0,
+                    "sequential_write": 2.0}[op]
         return {"random_read": 1.0, "random_write": 4.0, "sequential_read": 1.0,
                 "sequential_write": self.width / (self.width - 1)}[op]
 
@@ -309,6 +331,94 @@ class RaidRank:
         return self.width / np.asarray(self.disk_seconds(op, size))
 
 
+# ------------------------------------------------------------------------------- cache
+def _popularity_bins(items: int, skew: float, exact: int = 4096, bins: int = 4096):
+    """Zipf popularity q_i ∝ i^-skew, i = 1..items, as (count, q) pairs: exact head, geometric bins after."""
+    head = np.arange(1, min(items, exact) + 1, dtype=float)
+    counts, reps = [np.ones_like(head)], [head]
+    if items > exact:
+        edges = np.unique(np.round(np.geomspace(exact, items, bins + 1)))
+        lo, hi = edges[:-1], edges[1:]                       # bin holds items lo+1 .. hi
+        counts.append(hi - lo)
+        # mean of x^-skew over (lo, hi], continuous approximation of the bin's members
+        if skew == 1.0:
+            mean = np.log(hi / lo) / (hi - lo)
+        else:
+            mean = (hi ** (1 - skew) - lo ** (1 - skew)) / ((1 - skew) * (hi - lo))
+        reps.append(mean ** (-1.0 / skew) if skew > 0 else np.ones_like(lo))
+    c = np.concatenate(counts)
+    w = np.concatenate(reps) ** (-skew)
+    return c, w / np.sum(c * w)
+
+
+def lru_hit_ratio(cache_size, footprint, block_size=4096.0, skew=0.0) -> float:
+    r"""Hit ratio of an LRU cache under the independent reference model (Che's approximation).
+
+    Parameters
+    ----------
+    cache_size : float
+        Cache capacity available to the workload, positive [B].
+    footprint : float
+        Bytes the workload references (its working set), positive [B].
+    block_size : float, default 4096
+        Caching unit (track or block), positive [B].
+    skew : float, default 0
+        Zipf exponent of the block popularity, >= 0: 0 = every block equally likely
+        (uniform random over the footprint), ~0.8-1 = skewed OLTP-like references [1].
+
+    Returns
+    -------
+    float
+        Hit ratio in [0, 1] [1].
+
+    Notes
+    -----
+    With :math:`N = \lceil \text{footprint}/\text{block} \rceil` blocks of popularity
+    :math:`q_i \propto i^{-s}` and :math:`C = \text{cache}/\text{block}` slots, Che's
+    approximation (H. Che, Y. Tung, Z. Wang, "Hierarchical Web caching systems:
+    modeling, design and experimental results", IEEE JSAC 20(7):1305-1314, 2002;
+    restated as eqs. (1)-(2) of V. Martina, M. Garetto, E. Leonardi, "A unified
+    approach to the performance analysis of caching systems", IEEE INFOCOM 2014,
+    arXiv:1307.6702, §III; page of the JSAC original not re-checked) takes each block
+    in cache with probability :math:`1 - e^{-q_i T_C}`, the characteristic time
+    :math:`T_C` solving :math:`\sum_i (1 - e^{-q_i T_C}) = C`; the hit ratio is
+    :math:`h = \sum_i q_i (1 - e^{-q_i T_C})`. For :math:`s = 0` this gives exactly
+    :math:`h = C/N`, the working-set result for uniform references; :math:`C \ge N`
+    gives 1. Blocks beyond the 4096 most popular are summed in 4096 geometric bins
+    (the terms vary slowly there). Validity: stationary independent references, LRU
+    replacement, equal-size blocks; sequential pre-staging is not a hit-ratio effect
+    (see :meth:`StorageServer.demands`).
+
+    Examples
+    --------
+    >>> round(lru_hit_ratio(8 * 2**30, 32 * 2**30), 6)        # uniform: C / N
+    0.25
+    >>> lru_hit_ratio(64 * 2**30, 32 * 2**30)
+    1.0
+    """
+    from scipy.optimize import brentq
+
+    c_bytes = as_scalar("cache_size", cache_size, positive=True)
+    f_bytes = as_scalar("footprint", footprint, positive=True)
+    b = as_scalar("block_size", block_size, positive=True)
+    s = as_scalar("skew", skew)
+    items = int(math.ceil(f_bytes / b))
+    slots = c_bytes / b
+    if slots >= items:
+        return 1.0
+    counts, q = _popularity_bins(items, s)
+
+    def excess(log_t):
+        return float(np.sum(counts * -np.expm1(-q * math.exp(log_t)))) - slots
+
+    lo = math.log(slots)                          # sum(1 - e^{-qT}) <= T, so excess(log C) <= 0
+    hi = lo + 1.0
+    while excess(hi) <= 0:
+        hi += 2.0
+    t = math.exp(brentq(excess, lo, hi, xtol=1e-12, rtol=1e-13))
+    return float(min(1.0, np.sum(counts * q * -np.expm1(-q * t))))
+
+
 # ------------------------------------------------------------------------------- results
 @dataclasses.dataclass(frozen=True)
 class SaturationResult(Result):
@@ -324,6 +434,9 @@ class SaturationResult(Result):
         Capacity of each resource set [1/s].
     bottleneck : str
         Name of the limiting resource set (of the first entry when batched).
+    device_adapter_limit, cluster_limit, cache_limit, mirror_limit : float or ndarray
+        Capacity of the device adapters, the cluster processors, the cache bandwidth
+        and the cross-cluster NVS mirroring path (``inf`` when not a limit) [1/s].
     """
 
     max_io_rate: Any
@@ -332,6 +445,10 @@ class SaturationResult(Result):
     adapter_limit: Any
     backend_limit: Any
     bottleneck: str
+    device_adapter_limit: Any = math.inf
+    cluster_limit: Any = math.inf
+    cache_limit: Any = math.inf
+    mirror_limit: Any = math.inf
 
 
 @dataclasses.dataclass(frozen=True)
@@ -431,6 +548,22 @@ class StorageServer:
         Payload bytes per signalled byte (8b/10b coding: 0.8) [1].
     hit_time : float
         Controller time of a cache hit or fast write (per request) [s].
+    raid_level : {"RAID-5", "RAID-10"}, default "RAID-5"
+        Level of every rank [-].
+    device_adapters : int, default 1
+        Device adapters moving data between cache and ranks [1].
+    device_adapter_rate : float, default inf
+        Bytes per second one device adapter moves (``inf``: not a limit) [B/s].
+    clusters : int, default 2
+        Cluster processor complexes (the two "servers" of an ESS/DS8000) [1].
+    cluster_time : float, default 0
+        Cluster-processor time per host request (0: not a limit) [s].
+    cache_bandwidth : float, default inf
+        Bytes per second through the cache memory, all clusters together [B/s].
+    nvs_mirroring : bool, default True
+        Every write is copied into the NVS of the other cluster before it completes.
+    mirror_rate : float, default inf
+        Bytes per second of the path that carries the NVS copies between clusters [B/s].
 
     Notes
     -----
@@ -440,8 +573,20 @@ class StorageServer:
     * back end: read misses :math:`(1-h)` and every write (destaged eventually)
       cost ``RaidRank.disk_seconds`` disk-seconds, spread over ``disk_count`` disks
       (sequential reads are pre-staged in stride units: streaming cost only);
-    * saturation :math:`X_{max} = \min(\text{links}/D_{link},\ \text{adapters}\cdot
-      \text{adapter\_rate},\ \text{disks}/D_{disk})` (Lazowska et al. 1984, §5.2).
+    * device adapters: the back-end bytes, :math:`a\,m\,\text{size}` with ``a``
+      back-end accesses per request (:meth:`RaidRank.backend_accesses`) and ``m`` the
+      miss fraction (1 except random reads), over ``device_adapters`` x
+      ``device_adapter_rate``;
+    * cluster processors: ``cluster_time`` per request over ``clusters``;
+    * cache memory: a read passes ``(1 + m) size`` bytes (staged in on a miss, out to
+      the host); a write ``2 size`` (in from the host, out at destage);
+    * NVS mirroring: a write sends ``size`` bytes to the other cluster's NVS (IBM
+      Redbook SG24-6786 / SG24-6452, ch. 4 "RAS", Figure 4-3 "Normal data flow", p. 69:
+      data written to cache of the owning server, then to the NVS of the alternate
+      server, then the write is reported complete, then destaged);
+    * saturation :math:`X_{max} = \min_k c_k / D_k` over links, host adapters, disks
+      and the four sets above (Lazowska et al. 1984, §5.2). Reads and writes therefore
+      saturate at their own rates once the cache, mirroring or device adapters bind.
 
     Writes are fast writes into NVS; in steady state the back end must destage every
     write, so long-run write throughput is bounded by the destage capacity; the NVS
@@ -468,6 +613,14 @@ class StorageServer:
     adapter_rate: float = math.inf
     link_efficiency: float = 0.8
     hit_time: float = 0.2e-3
+    raid_level: str = "RAID-5"
+    device_adapters: int = 1
+    device_adapter_rate: float = math.inf
+    clusters: int = 2
+    cluster_time: float = 0.0
+    cache_bandwidth: float = math.inf
+    nvs_mirroring: bool = True
+    mirror_rate: float = math.inf
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -482,7 +635,16 @@ class StorageServer:
             raise ValueError(f"disk must be a Disk, got {type(self.disk).__name__}")
         for n in ("disk_count", "links", "host_adapters"):
             object.__setattr__(self, n, as_count(n, getattr(self, n)))
-        object.__setattr__(self, "rank_width", as_count("rank_width", self.rank_width, 3))
+        if self.raid_level not in RAID_LEVELS:
+            raise ValueError(f"raid_level must be one of {list(RAID_LEVELS)}, got {self.raid_level!r}")
+        object.__setattr__(self, "rank_width", RaidRank(self.disk, self.rank_width, self.raid_level).width)
+        for n in ("device_adapters", "clusters"):
+            object.__setattr__(self, n, as_count(n, getattr(self, n)))
+        for n in ("device_adapter_rate", "cache_bandwidth", "mirror_rate"):
+            object.__setattr__(self, n, as_scalar(n, getattr(self, n), positive=True, allow_inf=True))
+        object.__setattr__(self, "cluster_time", as_scalar("cluster_time", self.cluster_time))
+        if not isinstance(self.nvs_mirroring, (bool, np.bool_)):
+            raise ValueError(f"nvs_mirroring must be True or False, got {self.nvs_mirroring!r}")
         if self.disk_count < self.rank_width:
             raise ValueError(f"disk_count must be at least rank_width ({self.rank_width}), got {self.disk_count}")
 
@@ -506,8 +668,8 @@ class StorageServer:
     # -------------------------------------------------------------- structure
     @property
     def rank(self) -> RaidRank:
-        """One RAID-5 rank of this server."""
-        return RaidRank(self.disk, self.rank_width)
+        """One rank of this server (its ``raid_level``)."""
+        return RaidRank(self.disk, self.rank_width, self.raid_level)
 
     @property
     def ranks(self) -> int:
@@ -519,10 +681,29 @@ class StorageServer:
         """Payload bytes per second of one link [B/s]."""
         return self.link_rate * self.link_efficiency / 8.0
 
+    def hit_ratio(self, footprint, block_size=4096.0, skew=0.0) -> float:
+        """Read hit ratio of this server's cache for a workload footprint (:func:`lru_hit_ratio`) [1].
+
+        Parameters
+        ----------
+        footprint : float
+            Bytes the workload references [B].
+        block_size : float, default 4096
+            Caching unit [B].
+        skew : float, default 0
+            Zipf exponent of the block popularity [1].
+
+        Returns
+        -------
+        float
+        """
+        return lru_hit_ratio(self.cache_size, footprint, block_size, skew)
+
     # -------------------------------------------------------------- demands
     @vectorized
     def demands(self, op: str, size, hit_ratio=0.0) -> dict:
-        """Per-request service demands: ``link`` [s] (one link), ``disk`` [s] (disk-seconds), ``adapter`` [s].
+        """Per-request service demands [s]: ``link`` (one link), ``disk`` (disk-seconds), ``adapter``,
+        ``device_adapter`` (one adapter), ``cluster`` (one cluster), ``cache`` and ``mirror`` (whole server).
 
         ``hit_ratio`` is the read-cache hit ratio (random reads); writes are all
         destaged; sequential reads are pre-staged (all back-end, streaming cost).
@@ -535,7 +716,17 @@ class StorageServer:
             disk = (1.0 - h) * disk
         link = size / self.link_data_rate
         adapter = np.where(np.isinf(self.adapter_rate), 0.0, 1.0 / self.adapter_rate) * np.ones_like(size)
-        return {"link": link, "disk": disk, "adapter": adapter}
+        miss = (1.0 - h) if op == "random_read" else 1.0
+        backend_bytes = self.rank.backend_accesses(op) * miss * size
+        write = op.endswith("write")
+        cache_bytes = 2.0 * size if write else (1.0 + miss) * size
+        mirror_bytes = size if (write and self.nvs_mirroring) else 0.0 * size
+        one = np.ones_like(size)
+        return {"link": link, "disk": disk, "adapter": adapter,
+                "device_adapter": backend_bytes / self.device_adapter_rate,
+                "cluster": self.cluster_time * one,
+                "cache": cache_bytes / self.cache_bandwidth,
+                "mirror": mirror_bytes / self.mirror_rate}
 
     # -------------------------------------------------------------- predictions
     @vectorized
@@ -566,14 +757,31 @@ class StorageServer:
             adapter = np.where(d["adapter"] > 0, self.host_adapters / np.where(d["adapter"] > 0, d["adapter"], 1.0),
                                np.inf)
             backend = np.where(d["disk"] > 0, self.disk_count / np.where(d["disk"] > 0, d["disk"], 1.0), np.inf)
-        stack = np.broadcast_arrays(link, adapter, backend)
+        extra = self._extra_limits(d)
+        stack = np.broadcast_arrays(link, adapter, backend, *extra.values())
         x = np.min(stack, axis=0)
-        names = ("links", "adapters", "backend")
+        names = ("links", "adapters", "backend") + tuple(extra)
         first = [float(np.ravel(a)[0]) for a in stack]
         bottleneck = names[int(np.argmin(first))]
         size = np.asarray(size, dtype=float)
         return SaturationResult(max_io_rate=x, max_data_rate=x * size, link_limit=link,
-                                adapter_limit=adapter, backend_limit=backend, bottleneck=bottleneck)
+                                adapter_limit=adapter, backend_limit=backend, bottleneck=bottleneck,
+                                device_adapter_limit=extra["device_adapters"],
+                                cluster_limit=extra["clusters"], cache_limit=extra["cache"],
+                                mirror_limit=extra["mirror"])
+
+    def _extra_limits(self, d) -> dict:
+        """Capacities [1/s] of device adapters, clusters, cache and mirroring (inf when not limiting)."""
+        def cap(servers, demand):
+            demand = np.asarray(demand, dtype=float)
+            with np.errstate(divide="ignore"):
+                return np.where(demand > 0, servers / np.where(demand > 0, demand, 1.0), np.inf)
+        return {"device_adapters": cap(self.device_adapters, d["device_adapter"]),
+                "clusters": cap(self.clusters, d["cluster"]),
+                "cache": cap(1, d["cache"]), "mirror": cap(1, d["mirror"])}
+
+    def _extra_cap(self, d):
+        return np.min(np.broadcast_arrays(*self._extra_limits(d).values()), axis=0)
 
     @vectorized
     def open_load(self, arrival_rate, op: str, size, hit_ratio=0.0) -> OpenLoadResult:
@@ -627,6 +835,7 @@ class StorageServer:
             resp = self.hit_time + r_link + (1.0 - h) * r_disk
         else:
             resp = self.hit_time + r_link + np.where(u_disk >= 1, np.inf, 0.0)
+        resp = np.where(lam >= self._extra_cap(d), np.inf, resp)
         sat = self.saturation(op, size, hit_ratio).max_io_rate
         x = np.minimum(lam, sat)
         return OpenLoadResult(throughput=x, response_time=resp,
@@ -682,6 +891,7 @@ class StorageServer:
             r = mva(np.stack(front, axis=-1), population=n, think_time=think_time, servers=[math.inf, self.links])
             with np.errstate(divide="ignore"):
                 cap = np.where(disk > 0, self.disk_count / np.where(disk > 0, disk, 1.0), np.inf)
+            cap = np.minimum(cap, self._extra_cap(d))
             x = np.minimum(np.asarray(r.throughput, dtype=float), cap)
             with np.errstate(divide="ignore", invalid="ignore"):
                 resp = np.where(x > 0, n / np.where(x > 0, x, 1.0) - think_time, 0.0)
@@ -694,6 +904,13 @@ class StorageServer:
             resp = np.asarray(r.response_time, dtype=float)
             u = np.asarray(r.utilization)
             u_link, u_disk = u[..., 1], u[..., 2]
+            cap = np.broadcast_to(self._extra_cap(d), np.shape(x))
+            if np.isfinite(cap).any() and (x > cap).any():  # a bound outside the MVA network caps it (§5.2)
+                scale = np.minimum(1.0, cap / np.where(x > 0, x, 1.0))
+                x = x * scale
+                u_link, u_disk = u_link * scale, u_disk * scale
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    resp = np.where(x > 0, n / np.where(x > 0, x, 1.0) - think_time, 0.0)
         return ClosedLoadResult(throughput=x, data_rate=x * np.asarray(size, dtype=float), response_time=resp,
                                 link_utilization=u_link, backend_utilization=u_disk)
 
@@ -718,7 +935,7 @@ class StorageServer:
         -----
         The NVS holds :math:`K = \lfloor \text{nvs\_size}/\text{size} \rfloor` writes;
         the back end drains it at :math:`\mu = \text{disks}/D_{disk}` writes per
-        second. Modelled as M/M/1/K (Kleinrock 1975, Sec. 3.6; :func:`zmodel.queueing.mmck`):
+        second (or less when the device adapters, cache or mirroring bind first). Modelled as M/M/1/K (Kleinrock 1975, Sec. 3.6; :func:`zmodel.queueing.mmck`):
         :math:`P_K` is the probability that a write must wait for a destage.
         """
         from zmodel.queueing import mmck
@@ -726,7 +943,7 @@ class StorageServer:
         op = as_choice("op", op, ("random_write", "sequential_write"))
         lam = as_float_array("write_rate", write_rate)
         d = self.demands(op, size)
-        mu = self.disk_count / np.asarray(d["disk"])
+        mu = np.minimum(self.disk_count / np.asarray(d["disk"]), self._extra_cap(d))
         k = np.maximum(1.0, np.floor(self.nvs_size / np.asarray(size, dtype=float)))
         r = mmck(lam, 1.0 / mu, 1, k)
         return NvsResult(full_probability=np.asarray(r.blocking_probability), destage_utilization=lam / mu,
