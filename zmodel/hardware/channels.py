@@ -318,6 +318,7 @@ class ChannelLink:
             cols = (t_c, f * transfer, (1.0 - f) * transfer)
         return np.stack(cols, axis=-1)
 
+    @vectorized
     def data_path_demand(self, block_size):
         """Per-I/O demand on the channel's data path, ``B / channel_rate`` (0 when not a limit) [s].
 

@@ -637,7 +637,8 @@ class StorageServer:
             object.__setattr__(self, n, as_count(n, getattr(self, n)))
         if self.raid_level not in RAID_LEVELS:
             raise ValueError(f"raid_level must be one of {list(RAID_LEVELS)}, got {self.raid_level!r}")
-        object.__setattr__(self, "rank_width", RaidRank(self.disk, self.rank_width, self.raid_level).width)
+        width = as_count("rank_width", self.rank_width, 2 if self.raid_level == "RAID-10" else 3)
+        object.__setattr__(self, "rank_width", RaidRank(self.disk, width, self.raid_level).width)
         for n in ("device_adapters", "clusters"):
             object.__setattr__(self, n, as_count(n, getattr(self, n)))
         for n in ("device_adapter_rate", "cache_bandwidth", "mirror_rate"):
