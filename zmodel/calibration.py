@@ -51,6 +51,7 @@ from zmodel.queueing._result import Result
 __all__ = [
     "Parameter",
     "Parameters",
+    "to_dataclass",
     "Ratio",
     "PercentChange",
     "Model",
@@ -223,6 +224,74 @@ class Parameters(MutableMapping):
         return out
 
     @classmethod
+    def from_dataclass(cls, model_class, free: Iterable[str] = (), values: Mapping[str, Any] | None = None,
+                       only: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> "Parameters":
+        """Parameters derived from a model's parameter dataclass (fields declared with ``param``).
+
+        Each field (nested parameter dataclasses flattened) becomes a :class:`Parameter`
+        with the field's default as value, its plausible range as bounds, its unit and its
+        provenance as ``source`` -- as lmfit derives parameters from a model function's
+        signature. A new model parameter is therefore declared once, in the model.
+
+        Parameters
+        ----------
+        model_class : dataclass type
+            A class whose fields are declared with :func:`zmodel.queueing._params.param`.
+        free : iterable of str
+            Names that vary in the fit; every other parameter is fixed at its value.
+        values : mapping name -> value or (value, reading), optional
+            A fit's own reading of a parameter, replacing the model default; the reading
+            (or "value set by the fit") is put in front of the metadata's provenance.
+        only, exclude : iterable of str, optional
+            Keep only these names / drop these (e.g. ones the fit derives from others).
+
+        Raises
+        ------
+        ValueError
+            For a name in ``free``, ``values``, ``only`` or ``exclude`` that the class does not declare.
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> from zmodel.queueing._params import param
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Costs:
+        ...     hold: float = param(1e-6, unit="s", range=(0.0, 1e-3), source="assumed: illustration")
+        ...     size: float = param(4096.0, unit="B", range=(512.0, 65536.0), source="assumed: a page")
+        >>> ps = Parameters.from_dataclass(Costs, free={"hold"})
+        >>> ps["hold"].max, ps["hold"].vary, ps["size"].vary
+        (0.001, True, False)
+        >>> to_dataclass(Costs, {"hold": 2e-6, "size": 8192.0}).size
+        8192.0
+        """
+        from zmodel.queueing._params import parameter_info
+
+        info = parameter_info(model_class)
+        free, values, exclude = set(free), dict(values or {}), set(exclude)
+        keep = list(info) if only is None else list(only)
+        for what, names in (("free", free), ("values", values), ("only", keep), ("exclude", exclude)):
+            unknown = sorted(set(names) - set(info))
+            if unknown:
+                raise ValueError(f"{what} names parameters that {getattr(model_class, '__name__', model_class)} "
+                                 f"does not declare: {', '.join(unknown)}")
+        out = cls()
+        for name in keep:
+            if name in exclude:
+                continue
+            i = info[name]
+            value, source = i.default, i.source
+            if name in values:
+                v = values[name]
+                value, reading = (v if isinstance(v, tuple) else (v, "value set by the fit"))
+                source = f"{reading} (model default {i.default:g}: {i.source})"
+            out.add(name, value, min=i.range[0], max=i.range[1], vary=name in free, unit=i.unit, source=source)
+        return out
+
+    def to_dataclass(self, model_class, **overrides):
+        """An instance of ``model_class`` from these values (see :func:`to_dataclass`)."""
+        return to_dataclass(model_class, self.valuesdict(), **overrides)
+
+    @classmethod
     def coerce(cls, obj) -> "Parameters":
         """Accept Parameters, a mapping, or an iterable of Parameter."""
         if isinstance(obj, Parameters):
@@ -230,6 +299,25 @@ class Parameters(MutableMapping):
         if isinstance(obj, Mapping):
             return cls.from_dict(obj)
         return cls(obj)
+
+
+def to_dataclass(model_class, values: Mapping[str, float], **overrides):
+    """Map parameter values back to the model's dataclass: the inverse of :meth:`Parameters.from_dataclass`.
+
+    Parameters
+    ----------
+    model_class : dataclass type
+        A class whose fields are declared with :func:`zmodel.queueing._params.param`.
+    values : mapping name -> float
+        Values by parameter name (a fit's ``params`` dict); names the class does not
+        declare are ignored, so one dict may feed several classes; missing ones keep
+        their defaults.
+    **overrides
+        Values that win over ``values`` (quantities a fit derives from others).
+    """
+    from zmodel.queueing._params import build
+
+    return build(model_class, values, **overrides)
 
 
 # --------------------------------------------------------------------------- predictions

@@ -52,6 +52,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
+from zmodel.queueing._params import param
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
 
@@ -542,27 +543,51 @@ class KernelCosts:
     True
     """
 
-    switch_time: float = 3e-6
-    scan_time: float = 0.1e-6
-    runqueue_hold: float = 0.5e-6
-    io_request_time: float = 20e-6
-    io_lock_hold: float = 3e-6
-    segment_time: float = 0.3e-6
-    bounce_time_per_byte: float = 1.0 / 1.0e9
-    copy_time_per_byte: float = 1.0 / 1.0e9
-    unplug_time_per_queue: float = 50e-9
-    net_request_time: float = 30e-6
-    net_extra_time: float = 20e-6
-    thread_sync_time: float = 1e-6
-    linuxthreads_extra: float = 5e-6
-    fork_time: float = 200e-6
-    pte_chain_fork_extra: float = 50e-6
-    antic_expire: float = 6e-3
-    antic_miss: float = 1.0
+    switch_time: float = param(3e-6, unit="s", range=(0.1e-6, 100e-6),
+                               source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (a context switch is a few microseconds)")
+    scan_time: float = param(0.1e-6, unit="s", range=(0.0, 10e-6),
+                             source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (goodness() is tens of instructions per runnable task)")
+    runqueue_hold: float = param(0.5e-6, unit="s", range=(0.0, 100e-6),
+                                 source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (a few hundred instructions under the runqueue lock)")
+    io_request_time: float = param(20e-6, unit="s", range=(1e-6, 1e-3),
+                                   source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (block layer and driver per request)")
+    io_lock_hold: float = param(3e-6, unit="s", range=(0.0, 100e-6),
+                                source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (queue manipulation under io_request_lock)")
+    segment_time: float = param(0.3e-6, unit="s", range=(0.0, 10e-6),
+                                source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (one buffer head per 512 bytes, OSDL 'Large Block I/O')")
+    bounce_time_per_byte: float = param(1.0 / 1.0e9, unit="s/B", range=(0.0, 1e-8),
+                                        source="assumed: a memory-to-memory copy at ~1 GB/s")
+    copy_time_per_byte: float = param(1.0 / 1.0e9, unit="s/B", range=(0.0, 1e-8),
+                                      source="assumed: a memory-to-memory copy at ~1 GB/s")
+    unplug_time_per_queue: float = param(50e-9, unit="s", range=(0.0, 10e-6),
+                                         source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (a list walk step per request queue)")
+    net_request_time: float = param(30e-6, unit="s", range=(1e-6, 1e-3),
+                                    source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (TCP/IP stack per request with TSO and NAPI)")
+    net_extra_time: float = param(20e-6, unit="s", range=(0.0, 2e-3),
+                                  source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (segmentation and per-packet interrupts without TSO/NAPI, "
+                                         "OSDL 'Networking')")
+    thread_sync_time: float = param(1e-6, unit="s", range=(0.1e-6, 100e-6),
+                                    source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (an uncontended futex is a system call)")
+    linuxthreads_extra: float = param(5e-6, unit="s", range=(0.0, 1e-3),
+                                      source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (signals and the manager thread, OSDL 'Linux Threads vs NPTL')")
+    fork_time: float = param(200e-6, unit="s", range=(10e-6, 10e-3),
+                             source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (process creation and exit copy page tables)")
+    pte_chain_fork_extra: float = param(50e-6, unit="s", range=(0.0, 10e-3),
+                                        source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (ibmsj: PTE chains slow process creation and exit)")
+    antic_expire: float = param(6e-3, unit="s", range=(0.0, 0.1),
+                                source="Linux 2.6.0 anticipatory scheduler: antic_expire = HZ/150, 6 ms at HZ = 1000")
+    antic_miss: float = param(1.0, unit="1", range=(0.0, 1.0),
+                              source="assumed: worst case, every anticipation on a multi-spindle server is wasted "
+                                     "(ibmsj: AS assumes 'a disk has only one moving head')")
     instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
-    sysfs_files_per_device: float = 10.0
-    sysfs_bytes_per_file: float = 1500.0
-    pte_chain_bytes: float = 8.0
+    sysfs_files_per_device: float = param(10.0, unit="1", range=(1.0, 1000.0),
+                                          source="assumed: device and subchannel directories and attributes "
+                                                 "(ibmsj: 'each device creates multiple files in sysfs')")
+    sysfs_bytes_per_file: float = param(1500.0, unit="B", range=(64.0, 65536.0),
+                                        source="assumed: inode + dentry + sysfs structures per file; "
+                                               "zmodel.fits.kernel_memory fits it to ibmsj '50 to 100 MB more'")
+    pte_chain_bytes: float = param(8.0, unit="B", range=(4.0, 64.0),
+                                   source="assumed: one pointer pair per mapped page per process (rmap PTE chains)")
 
     def __post_init__(self):
         if not isinstance(self.instruction_costs, InstructionCosts):
