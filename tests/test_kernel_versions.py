@@ -19,6 +19,7 @@ from zmodel.kernel.memory import DbenchMemoryModel, InstructionCosts
 from zmodel.kernel.versions import (
     FEATURE_DETAILS,
     FEATURES,
+    FIXED_POINT_TOL,
     KERNEL_VERSIONS,
     KernelCosts,
     SystemConfig,
@@ -201,7 +202,9 @@ def test_features_and_parameters_reported():
     w = WorkloadProfile("io", clients=4, io_per_transaction=1, switches=1)
     r = compose("2.4.21", w, SystemConfig(cpus=2), KernelCosts())
     assert set(r.features.split(",")) == {"deadline_scheduler", "global_io_request_lock", "global_runqueue_lock"}
-    assert "cpus=2" in r.parameters and "io_scheduler=deadline" in r.parameters
+    assert r.parameters["cpus"] == 2 and r.parameters["io_scheduler"] == "deadline"
+    assert "cpus=2, " in r.parameters_text() and "D_cpu=" in r.parameters_text()
+    assert r.converged == (r.residual < FIXED_POINT_TOL)
 
 
 # --------------------------------------------------------------------------- invariants
@@ -317,3 +320,19 @@ def test_subnormal_io_rate_does_not_overflow_the_lock_fixed_point():
     s = SystemConfig(cpus=1, disks=1, disk_time=0.0078125, highmem=False, dispatch_fraction=1.0)
     r = compose("2.4.21", w, s)
     assert np.isfinite(r.throughput) and r.throughput > 0
+
+
+def test_compose_reports_its_fixed_point(monkeypatch):
+    import zmodel.kernel.versions as kv
+
+    # 2.6 without I/O: no global lock, no anticipation, so the demands do not depend on the
+    # utilizations and the second pass repeats the first exactly
+    w = WorkloadProfile("cpu", clients=4, switches=1, think_time=2e-3)
+    r = compose("2.6.0", w, SystemConfig(cpus=2), KernelCosts())
+    assert r.converged and r.residual == 0.0
+    # one pass only: the change is from the starting point (CPUs busy, disk idle) to the first
+    # solution, i.e. 1 - U_cpu, which is not below the tolerance here
+    monkeypatch.setattr(kv, "FIXED_POINT_ITERATIONS", 1)
+    r1 = compose("2.6.0", w, SystemConfig(cpus=2), KernelCosts())
+    assert r1.residual == pytest.approx(1.0 - r1.cpu_utilization, rel=1e-12)
+    assert not r1.converged

@@ -555,7 +555,7 @@ class Scenario:
                              disk_utilization=float(r.disk_utilization[i]), steal=float(r.steal[i]),
                              memory_overhead=float(r.memory_overhead), features=r.features,
                              parameters=f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
-                                        f"{r.parameters}, {extra}"))
+                                        f"{r.parameters_text()}, {extra}"))
         return rows
 
     def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str) -> dict:
@@ -589,7 +589,7 @@ class Scenario:
                     channel_utilization=max(utils[1:4]), disk_utilization=utils[4], steal=u_cpu * (1 - phi),
                     memory_overhead=float(r.memory_overhead), features=r.features,
                     parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
-                               f"tx_rate={lam:.4g}, {r.parameters}, {extra}")
+                               f"tx_rate={lam:.4g}, {r.parameters_text()}, {extra}")
 
     def predict(self, sweep: Mapping | None = None):
         r"""Predict every point of a sweep: one DataFrame row per point.

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -75,6 +76,8 @@ __all__ = [
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
+    "FIXED_POINT_TOL",
+    "format_parameters",
 ]
 
 _IBMSJ = "000_bf0694975d199a2d.txt"
@@ -84,6 +87,8 @@ _ALTIX = "003_b2fdde8a1106fead.txt"
 
 #: fixed-point iterations of :func:`compose` (spin fraction, anticipatory idling)
 FIXED_POINT_ITERATIONS = 6
+#: a composition whose last fixed-point pass changes a utilization by less than this has converged [1]
+FIXED_POINT_TOL = 1e-6
 #: the I/O schedulers a version may offer (feature ``<name>_scheduler``)
 IO_SCHEDULERS = ("deadline", "anticipatory", "cfq", "noop")
 
@@ -796,8 +801,17 @@ class SystemResult(Result):
         clients' shared buffer, PTE chains [B].
     features : str
         Comma-separated features that entered the prediction.
-    parameters : str
-        ``name=value`` list of the model parameters used.
+    parameters : mapping
+        The model quantities used, by name: ``cpus``, ``speed`` (relative processor speed),
+        ``dispatch`` (dispatch fraction), ``disks``, ``paths`` (channel paths),
+        ``io_scheduler``, ``spin_strategy``, ``D_cpu`` and ``D_disk`` (demands of the
+        largest population [s]), ``spin`` (spin fraction there) and ``Z`` (think time [s]).
+    residual : float
+        Largest change of a utilization (per-CPU busy fraction, disk) in the last pass of
+        the fixed point [1].
+    converged : bool
+        Whether ``residual`` is below :data:`FIXED_POINT_TOL` after
+        :data:`FIXED_POINT_ITERATIONS` passes.
     """
 
     clients: Any
@@ -812,7 +826,13 @@ class SystemResult(Result):
     disk_demand: Any
     memory_overhead: float
     features: str
-    parameters: str
+    parameters: Mapping[str, Any]
+    residual: float = 0.0
+    converged: bool = True
+
+    def parameters_text(self) -> str:
+        """The parameters as one ``name=value, ...`` line (demands and think time in seconds)."""
+        return format_parameters(self.parameters)
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -1085,6 +1105,7 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     u_cpu = np.ones(B)
     u_disk = np.zeros(B)
     runnable = np.maximum(1.0, w.runnable_fraction * pop.astype(float))
+    residual = math.inf
     for _ in range(FIXED_POINT_ITERATIONS):
         t = kernel_cpu_time(f, w, s, c, runnable=runnable)
         base = (t["user"] + np.asarray(t["scheduler"], dtype=float) + t["block_io"] + t["network"]
@@ -1112,8 +1133,10 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
         x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
         util = np.atleast_2d(np.asarray(r.utilization, dtype=float))
         u_new = np.clip(util[:, 0], 0.0, 1.0)
-        u_cpu = np.where(pop > 0, u_new, 1.0)
-        u_disk = np.clip(util[:, 4], 0.0, 1.0)
+        u_cpu_next = np.where(pop > 0, u_new, 1.0)
+        u_disk_next = np.clip(util[:, 4], 0.0, 1.0)
+        residual = float(max(np.max(np.abs(u_cpu_next - u_cpu)), np.max(np.abs(u_disk_next - u_disk))))
+        u_cpu, u_disk = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
         runnable = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -1122,17 +1145,39 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     chan_u = np.max(util[:, 1:4], axis=1)
     mem = memory_overhead(f, w, s, c)
     used = sorted(_used_features(f, w, s, sched))
-    params = (f"cpus={cpus}, speed={s.cpu_speed:.4g}, dispatch={phi:.4g}, disks={s.disks}, "
-              f"paths={s.channel_paths}, io_scheduler={sched}, spin_strategy={strategy}, "
-              f"D_cpu={float(d_cpu[-1]):.4g}s, D_disk={float(d_disk[-1]):.4g}s, "
-              f"spin={float(spin_total[-1]):.4g}, Z={w.think_time:.4g}s")
+    params = dict(cpus=cpus, speed=float(s.cpu_speed), dispatch=float(phi), disks=s.disks,
+                  paths=s.channel_paths, io_scheduler=sched, spin_strategy=strategy,
+                  D_cpu=float(d_cpu[-1]), D_disk=float(d_disk[-1]), spin=float(spin_total[-1]),
+                  Z=float(w.think_time))
     out = dict(clients=pop.astype(float), throughput=x, response_time=np.maximum(resp, 0.0),
                cpu_utilization=u_station * phi, steal=u_station * (1.0 - phi), spin_fraction=spin_total,
                channel_utilization=chan_u, disk_utilization=np.where(pop > 0, util[:, 4], 0.0),
                cpu_demand=d_cpu, disk_demand=d_disk)
     if scalar:
         out = {k: float(v[0]) for k, v in out.items()}
-    return SystemResult(**out, memory_overhead=mem, features=",".join(used), parameters=params)
+    return SystemResult(**out, memory_overhead=mem, features=",".join(used), parameters=params,
+                        residual=residual, converged=bool(residual < FIXED_POINT_TOL))
+
+
+#: parameters of :attr:`SystemResult.parameters` given in seconds (``s`` suffix in the text form)
+_SECONDS = ("D_cpu", "D_disk", "Z")
+
+
+def format_parameters(parameters: Mapping[str, Any]) -> str:
+    """``name=value, ...`` text of a parameter mapping (numbers to 4 significant digits, ``s`` for times).
+
+    Examples
+    --------
+    >>> format_parameters({"cpus": 2, "D_cpu": 1.5e-5, "io_scheduler": "deadline"})
+    'cpus=2, D_cpu=1.5e-05s, io_scheduler=deadline'
+    """
+    out = []
+    for k, v in parameters.items():
+        if isinstance(v, float):
+            out.append(f"{k}={v:.4g}{'s' if k in _SECONDS else ''}")
+        else:
+            out.append(f"{k}={v}")
+    return ", ".join(out)
 
 
 def _used_features(f: frozenset, w: WorkloadProfile, s: SystemConfig, sched: str) -> set:
