@@ -163,3 +163,24 @@ def test_model_parameter_classes_declare_every_field():
             lo, hi = i.range
             assert i.unit and i.source.strip() and lo <= i.default <= hi, f"{cls.__name__}.{name}"
             assert math.isfinite(lo) and math.isfinite(hi), f"{cls.__name__}.{name}: plausible range must be finite"
+
+
+def test_a_new_kernel_cost_is_written_once():
+    """Every declared kernel cost reaches the kernel-versions fit without a hand mapping, and back."""
+    from zmodel.fits.kernel_versions import KernelVersionsModel
+    from zmodel.kernel.versions import KernelCosts
+    from zmodel.queueing._params import parameter_info
+
+    ps = KernelVersionsModel().parameters()
+    declared = set(parameter_info(KernelCosts)) - {"ipte", "ipte_per_cpu"}   # derived from the purge here
+    assert declared <= set(ps)
+    # to_dataclass maps every value back: move each within its range and read it from the instance
+    values = {n: 0.5 * (ps[n].value + ps[n].max) if ps[n].value != ps[n].max else 0.5 * (ps[n].min + ps[n].max)
+              for n in declared}
+    costs = KernelVersionsModel.costs({**ps.valuesdict(), **values})
+    info = parameter_info(KernelCosts)
+    for n in declared:
+        obj = costs
+        for part in info[n].path.split("."):
+            obj = getattr(obj, part)
+        assert obj == values[n], n

@@ -1138,7 +1138,10 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
         residual = float(max(np.max(np.abs(u_cpu_next - u_cpu)), np.max(np.abs(u_disk_next - u_disk))))
         u_cpu, u_disk = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
-        runnable = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
+        runnable_next = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
+        if residual == 0.0 and np.array_equal(runnable_next, runnable):
+            break  # an exact fixed point: every further pass would repeat this one bit for bit
+        runnable = runnable_next
     with np.errstate(invalid="ignore", divide="ignore"):
         resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - w.think_time, 0.0)
     u_station = np.where(pop > 0, util[:, 0], 0.0)
