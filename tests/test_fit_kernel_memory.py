@@ -129,6 +129,7 @@ def test_all_shape_checks_hold(result):
     assert shapes["passed"].map(lambda v: v is True).all(), shapes.loc[shapes["passed"] != True]  # noqa: E712
 
 
+@pytest.mark.slow  # leave-one-out refits: deselected by default, run by make test-all
 def test_leave_one_out_within_target(loo):
     assert loo["success"].all()
     a = loo["percent_error_loo"].abs()
