@@ -97,6 +97,9 @@ class Calibration:
     exactly_determined : tuple of str
         Rows a dedicated parameter reproduces by construction: reported, but kept out of
         the informative error figures.
+    leave_one_out_in_summary : bool
+        Whether the kernel summary (:mod:`zmodel.fits.kernel_report`) runs this area's
+        leave-one-out by default (False where the refits take far longer than the fit).
     fit, validate : callable, optional
         For an area that is not a catalog least-squares fit (``dasd``, the kernel summary):
         ``fit(**options)`` returns its result, ``validate(**options)`` its out-of-sample table.
@@ -114,6 +117,7 @@ class Calibration:
     exclude: tuple = ()
     settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     exactly_determined: tuple = ()
+    leave_one_out_in_summary: bool = True
     fit: Callable | None = None
     validate: Callable | None = None
     _results: dict = dataclasses.field(default_factory=dict, repr=False)

@@ -83,15 +83,19 @@ def kernel_areas() -> dict:
     return {cal.area.removeprefix("kernel_"): cal for cal in registry.calibrations(layer="kernel")}
 
 
-def kernel_calibration_report(areas=None, leave_one_out: bool = True) -> KernelCalibrationReport:
+def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary") -> KernelCalibrationReport:
     """Fit every kernel area, cross-validate it and summarise the residuals.
 
     Parameters
     ----------
     areas : iterable of str, optional
         Kernel areas among :func:`kernel_areas` (default: all of them).
-    leave_one_out : bool
-        Also run the leave-one-out refits (the slow part: tens of seconds in all).
+    leave_one_out : bool or "summary"
+        Also run the leave-one-out refits: ``True`` for every area, ``False`` for none,
+        ``"summary"`` (default) for the areas whose calibration declares
+        ``leave_one_out_in_summary`` (the kernel-versions refits, each run to convergence
+        from the declared defaults, take far longer and are run on their own with
+        ``CALIBRATION.cross_validate()``; the summary says "not run").
 
     Returns
     -------
@@ -127,7 +131,7 @@ def kernel_calibration_report(areas=None, leave_one_out: bool = True) -> KernelC
             "shape_checks": len(shapes),
             "shape_holds": int(shapes["passed"].fillna(False).astype(bool).sum()) if len(shapes) else 0,
         }
-        if leave_one_out:
+        if leave_one_out is True or (leave_one_out == "summary" and cal.leave_one_out_in_summary):
             loo = cal.cross_validate()
             loos[area] = loo
             predictable = loo[loo["predictable"].astype(bool)]

@@ -423,7 +423,7 @@ class KernelVersionsModel(Model):
 CALIBRATION = Calibration(
     area="kernel_versions", layer="kernel", order=5, model=KernelVersionsModel,
     rows=tuple(OSDL_ROWS) + IOSCHED_ROWS + DBENCH_ROWS + SHAPE_IDS, kinds=FIT_KINDS, scales=SCALES,
-    weights=WEIGHTS, exclude=EXCLUDED, settings=FIT_SETTINGS,
+    weights=WEIGHTS, exclude=EXCLUDED, settings=FIT_SETTINGS, leave_one_out_in_summary=False,
     title="Kernel versions composed: Linux 2.4.21 vs 2.6.x feature sets")
 measurements = CALIBRATION.measurements
 calibrate_kernel_versions = CALIBRATION.run
