@@ -198,18 +198,22 @@ class KernelMemoryModel(Model):
 
     # --- parameters ----------------------------------------------------------------------
     def parameters(self) -> Parameters:
-        # the instruction costs and sysfs sizes: declared (default, range, unit, provenance) in the model
-        ps = Parameters.from_dataclass(InstructionCosts, free=("purge", "purge_per_cpu"),
-                                       values={"purge": 0.3e-6, "purge_per_cpu": 0.015e-6},
-                                       only=("purge", "purge_per_cpu", "iske", "sske", "rrbe"))
-        ps.update(Parameters.from_dataclass(KernelCosts, free=("sysfs_bytes_per_file",),
-                                            only=("sysfs_bytes_per_file", "sysfs_files_per_device")))
-        ps.add("ipte_relative", 0.05, min=0.0, max=1.0, vary=False, unit="1",
-               source="assumed: IPTE stall as a fraction of a global purge's ('IPTE is an expensive "
-                      "instruction, its use in this context is much faster than the alternative')")
+        # the instruction costs and sysfs sizes are declared (default, range, unit, provenance) in the
+        # model (InstructionCosts, KernelCosts); the rest are this fit's readings
+        def declared(cls, *names, free=(), values=None):
+            return Parameters.from_dataclass(cls, free=free, values=values, only=names).values()
+
+        ps = Parameters()
         ps.add("cpu_time", 20e-6, min=1e-7, max=1e-3, unit="s",
                source="fitted: CPU time per 4 KB page outside memory management (syscalls, copy, "
                       "file system), both kernels; not printed")
+        ps.update({p.name: p for p in declared(InstructionCosts, "purge", "purge_per_cpu",
+                                               free=("purge", "purge_per_cpu"),
+                                               values={"purge": 0.3e-6, "purge_per_cpu": 0.015e-6})})
+        ps.add("ipte_relative", 0.05, min=0.0, max=1.0, vary=False, unit="1",
+               source="assumed: IPTE stall as a fraction of a global purge's ('IPTE is an expensive "
+                      "instruction, its use in this context is much faster than the alternative')")
+        ps.update({p.name: p for p in declared(InstructionCosts, "iske", "sske", "rrbe")})
         ps.add("serial_time_24", 0.1e-6, min=0.0, max=1e-4, vary=False, unit="s",
                source="assumed: 2.4 per-page hold of the global page-cache/LRU spinlocks (not printed); "
                       "2.6 has per-mapping/per-zone locks, serial time 0")
@@ -225,8 +229,11 @@ class KernelMemoryModel(Model):
                source="osdl.db-buffer-size: 'A 16GB database buffer'")
         ps.add("low_memory", 1 * GB, min=0.0, max=2.0 ** 40, vary=False, unit="B",
                source="osdl.lowmem-pte-constraint: 'low memory (below 1GB)'")
+        ps.update({p.name: p for p in declared(KernelCosts, "sysfs_bytes_per_file",
+                                               free=("sysfs_bytes_per_file",))})
         ps.add("sysfs_devices", 5000.0, min=1.0, max=65535.0, vary=False, unit="1",
                source="assumed reference LPAR: 'hundreds or thousands of devices' (ibmsj.zseries-devices-thousands)")
+        ps.update({p.name: p for p in declared(KernelCosts, "sysfs_files_per_device")})
         ps.add("desktop_devices", 50.0, min=1.0, max=1e4, vary=False, unit="1",
                source="assumed desktop PC: 'only a small number of devices'")
         ps.add("desktop_memory", 256 * MB, min=1.0, max=2.0 ** 40, vary=False, unit="B",

@@ -484,6 +484,10 @@ def _validate_fields(obj, ints=(), fractions=(), bools=(), skip=()):
             object.__setattr__(obj, name, _nonneg(name, value))
 
 
+#: provenance of the kernel costs the seeds do not print
+_ASSUMED = "assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths"
+
+
 @dataclasses.dataclass(frozen=True)
 class KernelCosts:
     r"""CPU and device costs of the kernel paths the features change (one execution each).
@@ -549,36 +553,37 @@ class KernelCosts:
     """
 
     switch_time: float = param(3e-6, unit="s", range=(0.1e-6, 100e-6),
-                               source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (a context switch is a few microseconds)")
+                               source=_ASSUMED + " (a context switch is a few microseconds)")
     scan_time: float = param(0.1e-6, unit="s", range=(0.0, 10e-6),
-                             source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (goodness() is tens of instructions per runnable task)")
+                             source=_ASSUMED + " (goodness() is tens of instructions per runnable task)")
     runqueue_hold: float = param(0.5e-6, unit="s", range=(0.0, 100e-6),
-                                 source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (a few hundred instructions under the runqueue lock)")
+                                 source=_ASSUMED + " (a few hundred instructions under the runqueue lock)")
     io_request_time: float = param(20e-6, unit="s", range=(1e-6, 1e-3),
-                                   source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (block layer and driver per request)")
+                                   source=_ASSUMED + " (block layer and driver per request)")
     io_lock_hold: float = param(3e-6, unit="s", range=(0.0, 100e-6),
-                                source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (queue manipulation under io_request_lock)")
+                                source=_ASSUMED + " (queue manipulation under io_request_lock)")
     segment_time: float = param(0.3e-6, unit="s", range=(0.0, 10e-6),
-                                source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (one buffer head per 512 bytes, OSDL 'Large Block I/O')")
+                                source=_ASSUMED + " (one buffer head per 512 bytes, OSDL 'Large Block I/O')")
     bounce_time_per_byte: float = param(1.0 / 1.0e9, unit="s/B", range=(0.0, 1e-8),
                                         source="assumed: a memory-to-memory copy at ~1 GB/s")
     copy_time_per_byte: float = param(1.0 / 1.0e9, unit="s/B", range=(0.0, 1e-8),
                                       source="assumed: a memory-to-memory copy at ~1 GB/s")
     unplug_time_per_queue: float = param(50e-9, unit="s", range=(0.0, 10e-6),
-                                         source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (a list walk step per request queue)")
+                                         source=_ASSUMED + " (a list walk step per request queue)")
     net_request_time: float = param(30e-6, unit="s", range=(1e-6, 1e-3),
-                                    source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (TCP/IP stack per request with TSO and NAPI)")
+                                    source=_ASSUMED + " (TCP/IP stack per request with TSO and NAPI)")
     net_extra_time: float = param(20e-6, unit="s", range=(0.0, 2e-3),
-                                  source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (segmentation and per-packet interrupts without TSO/NAPI, "
-                                         "OSDL 'Networking')")
+                                  source=_ASSUMED + " (segmentation and per-packet interrupts without "
+                                                    "TSO/NAPI, OSDL 'Networking')")
     thread_sync_time: float = param(1e-6, unit="s", range=(0.1e-6, 100e-6),
-                                    source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (an uncontended futex is a system call)")
+                                    source=_ASSUMED + " (an uncontended futex is a system call)")
     linuxthreads_extra: float = param(5e-6, unit="s", range=(0.0, 1e-3),
-                                      source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (signals and the manager thread, OSDL 'Linux Threads vs NPTL')")
+                                      source=_ASSUMED + " (signals and the manager thread, OSDL 'Linux "
+                                                        "Threads vs NPTL')")
     fork_time: float = param(200e-6, unit="s", range=(10e-6, 10e-3),
-                             source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (process creation and exit copy page tables)")
+                             source=_ASSUMED + " (process creation and exit copy page tables)")
     pte_chain_fork_extra: float = param(50e-6, unit="s", range=(0.0, 10e-3),
-                                        source="assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths (ibmsj: PTE chains slow process creation and exit)")
+                                        source=_ASSUMED + " (ibmsj: PTE chains slow process creation and exit)")
     antic_expire: float = param(6e-3, unit="s", range=(0.0, 0.1),
                                 source="Linux 2.6.0 anticipatory scheduler: antic_expire = HZ/150, 6 ms at HZ = 1000")
     antic_miss: float = param(1.0, unit="1", range=(0.0, 1.0),
