@@ -1,5 +1,7 @@
 # zmodel: two commands on a fresh machine with only Python 3.11+.
-#   make test    build .venv from the lock if needed, run every test (nbval notebooks included)
+#   make test      build .venv from the lock if needed, run the tests (nbval notebooks included; the
+#                  tests marked slow are deselected, see pyproject.toml) -- what CI runs
+#   make test-all  the same plus the slow tests
 #   make report  build .venv if needed, calibrate the models, write the report
 #   make browser install headless Chromium for the report's browser test (root + apt-get)
 #   make mutation seeded mutation campaign over the model layers -> BENCHMARKS.md (~1 h)
@@ -8,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: all test report venv lock bench notebooks browser mutation clean
+.PHONY: all test test-all report venv lock bench notebooks browser mutation clean
 
 all: test
 
@@ -23,6 +25,9 @@ venv: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -m "slow or not slow"
 
 report: $(STAMP)
 	$(BIN)/python -m zmodel.report

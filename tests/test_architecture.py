@@ -8,6 +8,7 @@ import no zmodel module.
 """
 import ast
 import re
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,114 @@ def test_checks_and_wrapping_live_in_conventions(layer, path):
     assert not _REPLACED.search(text), f"{path.name}: a private checker/wrapper; use zmodel.conventions"
     assert "series_index(" not in text and not re.search(r"(?<![\w.])wrap\(", text), \
         f"{path.name}: hand-threaded Series index; decorate with zmodel.conventions.vectorized"
+# --------------------------------------------------------------------------- calibrations
+def _calibrations():
+    from zmodel.fits import registry
+
+    return registry.calibrations()
+
+
+def test_every_registered_calibration_has_the_same_entry_points():
+    import inspect
+
+    from zmodel.fits import LAYERS, Calibration
+
+    cals = _calibrations()
+    assert cals, "no calibration registered"
+    for cal in cals:
+        assert isinstance(cal, Calibration), cal
+        assert cal.layer in LAYERS and cal.area and cal.title
+        # one run() and one cross_validate() for every area, catalog fits and the others alike
+        for name in ("run", "cross_validate", "measurements", "__call__"):
+            assert callable(getattr(cal, name)), (cal.area, name)
+        assert list(inspect.signature(cal.cross_validate).parameters) == ["progress", "options"]
+        if cal.model is None:
+            assert cal.fit is not None and cal.validate is not None, cal.area
+        else:
+            assert set(cal.kinds) <= set(cal.rows) and set(cal.exclude) <= set(cal.rows), cal.area
+
+
+def test_fit_modules_keep_only_their_predictors():
+    """No fit module defines its own calibrate/cross-validate function: CALIBRATION.run serves."""
+    for path in sorted((PKG / "fits").glob("*.py")):
+        if path.name in ("__init__.py", "registry.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+        own = [n for n in names if n.startswith(("calibrate_", "cross_validate_"))]
+        assert not own, f"{path.name} defines {own}; declare CALIBRATION instead"
+        assert any(isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "CALIBRATION" for t in n.targets)
+                   for n in tree.body), f"{path.name} exports no CALIBRATION"
+
+
+def test_every_fit_parameter_has_unit_range_and_provenance():
+    for cal in _calibrations():
+        if cal.model is None:
+            continue
+        for p in cal.model().parameters().values():
+            where = f"{cal.area}: parameter {p.name!r}"
+            assert p.unit.strip(), f"{where} has no unit"
+            assert p.source.strip(), f"{where} has no provenance (source)"
+            assert p.min <= p.value <= p.max, where
+            if p.vary:
+                assert math.isfinite(p.min) and math.isfinite(p.max), f"{where} varies without a plausible range"
+
+
+def _parameter_classes():
+    import dataclasses
+    import importlib
+
+    from zmodel.queueing._params import is_parameter_class
+
+    found = []
+    for layer in ("hardware", "kernel"):
+        for path in sorted((PKG / layer).glob("*.py")):
+            module = importlib.import_module(f"zmodel.{layer}.{path.stem}")
+            for obj in vars(module).values():
+                if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == module.__name__ \
+                        and is_parameter_class(obj):
+                    found.append(obj)
+    return found
+
+
+def test_model_parameter_classes_declare_every_field():
+    import dataclasses
+
+    from zmodel.kernel.memory import InstructionCosts
+    from zmodel.kernel.versions import KernelCosts
+    from zmodel.queueing._params import is_parameter_class, parameter_info
+
+    classes = _parameter_classes()
+    assert {KernelCosts, InstructionCosts} <= set(classes)
+    for cls in classes:
+        info = parameter_info(cls)
+        for f in dataclasses.fields(cls):
+            nested = f.default_factory if f.default_factory is not dataclasses.MISSING else None
+            if isinstance(nested, type) and is_parameter_class(nested):
+                continue
+            assert f.name in info, f"{cls.__name__}.{f.name} is not declared with param()"
+        for name, i in info.items():
+            lo, hi = i.range
+            assert i.unit and i.source.strip() and lo <= i.default <= hi, f"{cls.__name__}.{name}"
+            assert math.isfinite(lo) and math.isfinite(hi), f"{cls.__name__}.{name}: plausible range must be finite"
+
+
+def test_a_new_kernel_cost_is_written_once():
+    """Every declared kernel cost reaches the kernel-versions fit without a hand mapping, and back."""
+    from zmodel.fits.kernel_versions import KernelVersionsModel
+    from zmodel.kernel.versions import KernelCosts
+    from zmodel.queueing._params import parameter_info
+
+    ps = KernelVersionsModel().parameters()
+    declared = set(parameter_info(KernelCosts)) - {"ipte", "ipte_per_cpu"}   # derived from the purge here
+    assert declared <= set(ps)
+    # to_dataclass maps every value back: move each within its range and read it from the instance
+    values = {n: 0.5 * (ps[n].value + ps[n].max) if ps[n].value != ps[n].max else 0.5 * (ps[n].min + ps[n].max)
+              for n in declared}
+    costs = KernelVersionsModel.costs({**ps.valuesdict(), **values})
+    info = parameter_info(KernelCosts)
+    for n in declared:
+        obj = costs
+        for part in info[n].path.split("."):
+            obj = getattr(obj, part)
+        assert obj == values[n], n

@@ -67,6 +67,7 @@ def test_residual_targets(result):
     assert err.max() <= 5.0               # worst fitted row (hugetlb speedup) is about 3 %
 
 
+@pytest.mark.slow  # leave-one-out refits: deselected by default, run by make test-all
 def test_leave_one_out_within_target(loo):
     assert loo.attrs["median_abs_percent_error"] <= 15.0
     informative = loo.loc[~loo["id"].isin(EXACTLY_DETERMINED)]
@@ -170,6 +171,7 @@ def test_cannot_predict_unknown_rows():
         KernelNumaModel().predict("altix.no-such-row", KernelNumaModel().parameters().valuesdict())
 
 
+@pytest.mark.slow  # uses the leave-one-out refits
 def test_exactly_determined_rows_are_flagged(result, loo):
     """Rows a parameter of their own reproduces: fitted exactly, and without them that
     parameter is unidentified, so leave-one-out marks them unpredictable (no evidence)."""

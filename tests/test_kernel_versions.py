@@ -19,6 +19,7 @@ from zmodel.kernel.memory import DbenchMemoryModel, InstructionCosts
 from zmodel.kernel.versions import (
     FEATURE_DETAILS,
     FEATURES,
+    FIXED_POINT_TOL,
     KERNEL_VERSIONS,
     KernelCosts,
     SystemConfig,
@@ -202,7 +203,9 @@ def test_features_and_parameters_reported():
     w = WorkloadProfile("io", clients=4, io_per_transaction=1, switches=1)
     r = compose("2.4.21", w, SystemConfig(cpus=2), KernelCosts())
     assert set(r.features.split(",")) == {"deadline_scheduler", "global_io_request_lock", "global_runqueue_lock"}
-    assert "cpus=2" in r.parameters and "io_scheduler=deadline" in r.parameters
+    assert r.parameters["cpus"] == 2 and r.parameters["io_scheduler"] == "deadline"
+    assert "cpus=2, " in r.parameters_text() and "D_cpu=" in r.parameters_text()
+    assert r.converged == (r.residual < FIXED_POINT_TOL)
 
 
 # --------------------------------------------------------------------------- invariants
@@ -443,3 +446,19 @@ def test_anticipation_with_cache_hits_by_hand():
     assert r.disk_demand == pytest.approx(expected, rel=1e-6)
     dl = compose("2.6.0", w, s, c, io_scheduler="deadline")
     assert dl.disk_demand == pytest.approx(2 * (1 - 0.5 * 0.8) * 1e-3, rel=1e-12)
+
+
+def test_compose_reports_its_fixed_point(monkeypatch):
+    import zmodel.kernel.versions as kv
+
+    # 2.6 without I/O: no global lock, no anticipation, so the demands do not depend on the
+    # utilizations and the second pass repeats the first exactly
+    w = WorkloadProfile("cpu", clients=4, switches=1, think_time=2e-3)
+    r = compose("2.6.0", w, SystemConfig(cpus=2), KernelCosts())
+    assert r.converged and r.residual == 0.0
+    # one pass only: the change is from the starting point (CPUs busy, disk idle) to the first
+    # solution, i.e. 1 - U_cpu, which is not below the tolerance here
+    monkeypatch.setattr(kv, "FIXED_POINT_ITERATIONS", 1)
+    r1 = compose("2.6.0", w, SystemConfig(cpus=2), KernelCosts())
+    assert r1.residual == pytest.approx(1.0 - r1.cpu_utilization, rel=1e-12)
+    assert not r1.converged

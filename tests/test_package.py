@@ -116,7 +116,6 @@ def package_files(src: Path) -> set[str]:
 
 
 # ------------------------------------------------------------------ what ships
-@pytest.mark.slow
 def test_wheel_holds_the_package_and_its_data_and_nothing_else(built):
     src, _, wheel = built
     assert wheel.name == f"zmodel-{VERSION}-py3-none-any.whl"
@@ -132,7 +131,6 @@ def test_wheel_holds_the_package_and_its_data_and_nothing_else(built):
     assert "zmodel = zmodel.cli:main" in entry_points
 
 
-@pytest.mark.slow
 def test_sdist_holds_the_package_its_data_and_the_build_files_only(built):
     src, sdist, _ = built
     prefix = f"zmodel-{VERSION}/"
@@ -180,7 +178,6 @@ def link_row(name: str) -> dict[str, tuple[float, str]]:
         return {r["parameter"]: (float(r["value"]), r["unit"]) for r in csv.DictReader(fh) if r["name"] == name}
 
 
-@pytest.mark.slow
 def test_installed_wheel_loads_data_builds_components_and_calibrates(venv, elsewhere):
     env_dir, python = venv
     got = json.loads(run([python, "-c", INSTALLED_SCRIPT], cwd=elsewhere).stdout)
@@ -201,7 +198,6 @@ def test_installed_wheel_loads_data_builds_components_and_calibrates(venv, elsew
         assert math.isclose(value, here.params[name].value, rel_tol=1e-9, abs_tol=1e-12), name
 
 
-@pytest.mark.slow
 def test_installed_command_plans_an_example(venv, elsewhere, capsys):
     env_dir, python = venv
     version = run([python, "-m", "zmodel", "--version"], cwd=elsewhere).stdout.strip()

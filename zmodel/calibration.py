@@ -51,12 +51,20 @@ from zmodel.queueing._result import Result
 __all__ = [
     "Parameter",
     "Parameters",
+    "to_dataclass",
     "Ratio",
     "PercentChange",
     "Model",
     "CalibrationResult",
     "calibrate",
     "cross_validate",
+    "fit_report",
+    "prepare",
+    "solve",
+    "identifiability",
+    "covariance",
+    "flag_uncertain",
+    "tables",
     "VALUE_KINDS",
     "FITTED_KINDS",
     "KINDS",
@@ -223,6 +231,74 @@ class Parameters(MutableMapping):
         return out
 
     @classmethod
+    def from_dataclass(cls, model_class, free: Iterable[str] = (), values: Mapping[str, Any] | None = None,
+                       only: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> "Parameters":
+        """Parameters derived from a model's parameter dataclass (fields declared with ``param``).
+
+        Each field (nested parameter dataclasses flattened) becomes a :class:`Parameter`
+        with the field's default as value, its plausible range as bounds, its unit and its
+        provenance as ``source`` -- as lmfit derives parameters from a model function's
+        signature. A new model parameter is therefore declared once, in the model.
+
+        Parameters
+        ----------
+        model_class : dataclass type
+            A class whose fields are declared with :func:`zmodel.queueing._params.param`.
+        free : iterable of str
+            Names that vary in the fit; every other parameter is fixed at its value.
+        values : mapping name -> value or (value, reading), optional
+            A fit's own reading of a parameter, replacing the model default; the reading
+            (or "value set by the fit") is put in front of the metadata's provenance.
+        only, exclude : iterable of str, optional
+            Keep only these names / drop these (e.g. ones the fit derives from others).
+
+        Raises
+        ------
+        ValueError
+            For a name in ``free``, ``values``, ``only`` or ``exclude`` that the class does not declare.
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> from zmodel.queueing._params import param
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Costs:
+        ...     hold: float = param(1e-6, unit="s", range=(0.0, 1e-3), source="assumed: illustration")
+        ...     size: float = param(4096.0, unit="B", range=(512.0, 65536.0), source="assumed: a page")
+        >>> ps = Parameters.from_dataclass(Costs, free={"hold"})
+        >>> ps["hold"].max, ps["hold"].vary, ps["size"].vary
+        (0.001, True, False)
+        >>> to_dataclass(Costs, {"hold": 2e-6, "size": 8192.0}).size
+        8192.0
+        """
+        from zmodel.queueing._params import parameter_info
+
+        info = parameter_info(model_class)
+        free, values, exclude = set(free), dict(values or {}), set(exclude)
+        keep = list(info) if only is None else list(only)
+        for what, names in (("free", free), ("values", values), ("only", keep), ("exclude", exclude)):
+            unknown = sorted(set(names) - set(info))
+            if unknown:
+                raise ValueError(f"{what} names parameters that {getattr(model_class, '__name__', model_class)} "
+                                 f"does not declare: {', '.join(unknown)}")
+        out = cls()
+        for name in keep:
+            if name in exclude:
+                continue
+            i = info[name]
+            value, source = i.default, i.source
+            if name in values:
+                v = values[name]
+                value, reading = (v if isinstance(v, tuple) else (v, "value set by the fit"))
+                source = f"{reading} (model default {i.default:g}: {i.source})"
+            out.add(name, value, min=i.range[0], max=i.range[1], vary=name in free, unit=i.unit, source=source)
+        return out
+
+    def to_dataclass(self, model_class, **overrides):
+        """An instance of ``model_class`` from these values (see :func:`to_dataclass`)."""
+        return to_dataclass(model_class, self.valuesdict(), **overrides)
+
+    @classmethod
     def coerce(cls, obj) -> "Parameters":
         """Accept Parameters, a mapping, or an iterable of Parameter."""
         if isinstance(obj, Parameters):
@@ -230,6 +306,25 @@ class Parameters(MutableMapping):
         if isinstance(obj, Mapping):
             return cls.from_dict(obj)
         return cls(obj)
+
+
+def to_dataclass(model_class, values: Mapping[str, float], **overrides):
+    """Map parameter values back to the model's dataclass: the inverse of :meth:`Parameters.from_dataclass`.
+
+    Parameters
+    ----------
+    model_class : dataclass type
+        A class whose fields are declared with :func:`zmodel.queueing._params.param`.
+    values : mapping name -> float
+        Values by parameter name (a fit's ``params`` dict); names the class does not
+        declare are ignored, so one dict may feed several classes; missing ones keep
+        their defaults.
+    **overrides
+        Values that win over ``values`` (quantities a fit derives from others).
+    """
+    from zmodel.queueing._params import build
+
+    return build(model_class, values, **overrides)
 
 
 # --------------------------------------------------------------------------- predictions
@@ -360,6 +455,36 @@ class Model:
         """Evaluate the shape check for ``id``; ``None`` when the model has none."""
         func = self.checks.get(id)
         return None if func is None else bool(func(dict(params)))
+
+    #: entries kept by :meth:`memo` before it starts afresh
+    memo_size: int = 4096
+
+    def memo(self, key, func: Callable[[], Any]):
+        """``func()``, computed once per hashable ``key`` (the one cache of the fits' expensive evaluations).
+
+        Predictors of several rows often share one expensive evaluation at the same
+        parameter values (a throughput curve, a composed system); keying it by the values it
+        depends on computes it once per optimiser step. The store is cleared when it holds
+        :attr:`memo_size` entries.
+
+        Examples
+        --------
+        >>> m = Model({"a": 1.0})
+        >>> calls = []
+        >>> m.memo(("x", 1.0), lambda: calls.append(1) or 42), m.memo(("x", 1.0), lambda: calls.append(1) or 42)
+        (42, 42)
+        >>> len(calls)
+        1
+        """
+        store = self.__dict__.setdefault("_memo_store", {})
+        try:
+            return store[key]
+        except KeyError:
+            pass
+        if len(store) >= self.memo_size:
+            store.clear()
+        value = store[key] = func()
+        return value
 
 
 # --------------------------------------------------------------------------- measurements
@@ -560,76 +685,87 @@ class CalibrationResult(Result):
         return tables[which].copy()
 
     def report(self, min_correl: float = 0.1) -> str:
-        """A readable text report, in the manner of lmfit's ``fit_report``."""
-        t = self.parameter_table
-        n_excl = int((~self.residuals["used_in_fit"]).sum())
-        lines = [f"[[Calibration]] {self.model_name}",
-                 "    method             = least_squares (trf, bounded)",
-                 f"    success            = {self.success} ({self.message})",
-                 f"    function evals     = {self.nfev}",
-                 f"    data points        = {self.n_data} used ({self.n_active} active), {n_excl} excluded, "
-                 f"{len(self.shape_checks)} shape",
-                 f"    free parameters    = {self.n_free}",
-                 f"    degrees of freedom = {self.dof}",
-                 f"    chi-square         = {self.chisqr:.6g}",
-                 f"    reduced chi-square = {self.redchi:.6g}",
-                 "[[Parameters]]"]
-        width = max([len(n) for n in t.index] + [4])
-        for name, row in t.iterrows():
-            head = f"    {name + ':':<{width + 1}} {row['value']:<12.6g}"
-            unit = f" [{row['unit']}]" if row["unit"] else ""
-            if not row["vary"]:
-                body = f"(fixed){unit}"
-            else:
-                if np.isfinite(row["stderr"]):
-                    rel = abs(row["stderr"] / row["value"]) * 100 if row["value"] != 0 else math.inf
-                    body = (f"+/- {row['stderr']:<10.4g} ({rel:.2f}%) "
-                            f"95% [{row['ci95_low']:.6g}, {row['ci95_high']:.6g}]")
-                else:
-                    body = "+/- (undefined)"
-                body += f" (init = {row['initial']:.6g}){unit}"
-            bounds = ""
-            if np.isfinite(row["min"]) or np.isfinite(row["max"]):
-                bounds = f" bounds [{row['min']:g}, {row['max']:g}]"
-            mark = " !" if (not row["identifiable"]) or row["at_bound"] else ""
-            lines.append(head + body + bounds + mark)
-        flagged = [(n, r) for n, r in t.iterrows() if r["note"]]
-        if flagged:
-            lines.append("[[Flags]]")
-            for name, row in flagged:
-                lines.append(f"    {name}: {row['note']}")
-        corr = self.correlations
-        pairs = []
-        names = list(corr.index)
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                c = corr.iat[i, j]
-                if np.isfinite(c) and abs(c) >= min_correl:
-                    pairs.append((abs(c), names[i], names[j], c))
-        if pairs:
-            lines.append(f"[[Correlations]] (unreported correlations are < {min_correl:.3f})")
-            for _, a, b, c in sorted(pairs, reverse=True):
-                lines.append(f"    C({a}, {b}) = {c:+.4f}")
-        lines.append("[[Residuals]] (percent_error = 100 (predicted - measured) / |measured|)")
-        r = self.residuals
-        idw = max([len(i) for i in r["id"]] + [2])
-        lines.append(f"    {'id':<{idw}} {'kind':<14} {'measured':>12} {'predicted':>12} {'% error':>9}  used")
-        for _, row in r.iterrows():
-            sat = ""
-            if row["kind"] in _UPPER + _LOWER:
-                sat = "  (bound satisfied)" if row["satisfied"] else "  (bound VIOLATED)"
-            lines.append(f"    {row['id']:<{idw}} {row['kind']:<14} {row['measured']:>12.6g} "
-                         f"{row['predicted']:>12.6g} {row['percent_error']:>9.2f}  "
-                         f"{'yes' if row['used_in_fit'] else 'no'}{sat}")
-        if len(self.shape_checks):
-            lines.append("[[Shape checks]] (not fitted)")
-            for _, row in self.shape_checks.iterrows():
-                verdict = {True: "holds", False: "FAILS", None: "no check in model"}[row["passed"]]
-                lines.append(f"    {row['id']}: {verdict}")
-        return "\n".join(lines)
+        """A readable text report, in the manner of lmfit's ``fit_report`` (see :func:`fit_report`)."""
+        return fit_report(self, min_correl=min_correl)
 
     def __str__(self) -> str:
         return self.report()
+
+
+def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
+    """A readable text report of a calibration, in the manner of lmfit's ``fit_report``.
+
+    Sections: the fit statistics, [[Parameters]] (value +/- standard error, 95 % interval,
+    initial value, bounds; ``!`` marks a flagged parameter), [[Flags]], [[Correlations]]
+    (those of at least ``min_correl``), [[Residuals]] (one row per measurement) and
+    [[Shape checks]].
+    """
+    t = result.parameter_table
+    n_excl = int((~result.residuals["used_in_fit"]).sum())
+    lines = [f"[[Calibration]] {result.model_name}",
+             "    method             = least_squares (trf, bounded)",
+             f"    success            = {result.success} ({result.message})",
+             f"    function evals     = {result.nfev}",
+             f"    data points        = {result.n_data} used ({result.n_active} active), {n_excl} excluded, "
+             f"{len(result.shape_checks)} shape",
+             f"    free parameters    = {result.n_free}",
+             f"    degrees of freedom = {result.dof}",
+             f"    chi-square         = {result.chisqr:.6g}",
+             f"    reduced chi-square = {result.redchi:.6g}",
+             "[[Parameters]]"]
+    width = max([len(n) for n in t.index] + [4])
+    for name, row in t.iterrows():
+        head = f"    {name + ':':<{width + 1}} {row['value']:<12.6g}"
+        unit = f" [{row['unit']}]" if row["unit"] else ""
+        if not row["vary"]:
+            body = f"(fixed){unit}"
+        else:
+            if np.isfinite(row["stderr"]):
+                rel = abs(row["stderr"] / row["value"]) * 100 if row["value"] != 0 else math.inf
+                body = (f"+/- {row['stderr']:<10.4g} ({rel:.2f}%) "
+                        f"95% [{row['ci95_low']:.6g}, {row['ci95_high']:.6g}]")
+            else:
+                body = "+/- (undefined)"
+            body += f" (init = {row['initial']:.6g}){unit}"
+        bounds = ""
+        if np.isfinite(row["min"]) or np.isfinite(row["max"]):
+            bounds = f" bounds [{row['min']:g}, {row['max']:g}]"
+        mark = " !" if (not row["identifiable"]) or row["at_bound"] else ""
+        lines.append(head + body + bounds + mark)
+    flagged = [(n, r) for n, r in t.iterrows() if r["note"]]
+    if flagged:
+        lines.append("[[Flags]]")
+        for name, row in flagged:
+            lines.append(f"    {name}: {row['note']}")
+    corr = result.correlations
+    pairs = []
+    names = list(corr.index)
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            c = corr.iat[i, j]
+            if np.isfinite(c) and abs(c) >= min_correl:
+                pairs.append((abs(c), names[i], names[j], c))
+    if pairs:
+        lines.append(f"[[Correlations]] (unreported correlations are < {min_correl:.3f})")
+        for _, a, b, c in sorted(pairs, reverse=True):
+            lines.append(f"    C({a}, {b}) = {c:+.4f}")
+    lines.append("[[Residuals]] (percent_error = 100 (predicted - measured) / |measured|)")
+    r = result.residuals
+    idw = max([len(i) for i in r["id"]] + [2])
+    lines.append(f"    {'id':<{idw}} {'kind':<14} {'measured':>12} {'predicted':>12} {'% error':>9}  used")
+    for _, row in r.iterrows():
+        sat = ""
+        if row["kind"] in _UPPER + _LOWER:
+            sat = "  (bound satisfied)" if row["satisfied"] else "  (bound VIOLATED)"
+        lines.append(f"    {row['id']:<{idw}} {row['kind']:<14} {row['measured']:>12.6g} "
+                     f"{row['predicted']:>12.6g} {row['percent_error']:>9.2f}  "
+                     f"{'yes' if row['used_in_fit'] else 'no'}{sat}")
+    if len(result.shape_checks):
+        lines.append("[[Shape checks]] (not fitted)")
+        for _, row in result.shape_checks.iterrows():
+            verdict = {True: "holds", False: "FAILS", None: "no check in model"}[row["passed"]]
+            lines.append(f"    {row['id']}: {verdict}")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- engine
@@ -741,9 +877,90 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     >>> round(fit.params["rate"].value, 9)
     2.0
     """
-    import pandas as pd
-    from scipy import optimize, stats
+    problem = prepare(model, measurements, exclude, weights, params=params, scale=scale)
+    sol = solve(model, problem, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
+    best_vals = problem.values_of(sol.x / problem.scale if problem.free else problem.x0)
+    pred, pa, pb, res = _evaluate(model, problem.fit_table, best_vals, problem.relative)
+    wres = problem.weight * res
+    used = problem.used
+    chisqr = float(np.sum(wres[used] ** 2))
+    kinds = problem.fit_table["kind"].to_numpy()
+    is_bound = np.isin(kinds, _UPPER + _LOWER)
+    active_rows = ~is_bound | (res != 0)
+    n_data = int(used.sum())
+    n_active = int(np.sum(used & active_rows))
+    dof = n_active - len(problem.free)
+    ident = identifiability(sol.jacobian, active_rows[used], sol, problem, n_active, n_data, rcond=rcond)
+    cov = covariance(sol.jacobian[active_rows[used]], ident.ok, len(problem.free), chisqr, dof, scale_covar)
+    stderr, corr = flag_uncertain(cov, sol.x, ident, problem.free, dof, scale_covar,
+                                  max_relative_stderr=max_relative_stderr, max_correlation=max_correlation)
+    return tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
+                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar)
 
+
+# --------------------------------------------------------------------------- engine parts
+@dataclasses.dataclass(frozen=True, eq=False)
+class Problem:
+    """A calibration problem ready to solve (the output of :func:`prepare`).
+
+    Attributes
+    ----------
+    fit_table, shape_table : pandas.DataFrame
+        Rows of fitted kinds / of kind ``shape`` (columns id, kind, unit, measured).
+    weight, relative, used : ndarray
+        Per fitted row: weight, relative scale (bool), used in the fit (bool).
+    init : Parameters
+        Starting parameters.
+    free : list of str
+        Names of the free parameters, in order.
+    x0, lower, upper, scale : ndarray
+        Free parameters' start, bounds and scaling (the optimiser works on ``x / scale``).
+    exclude : list of str
+        Ids left out of the fit.
+    """
+
+    fit_table: Any
+    shape_table: Any
+    weight: np.ndarray
+    relative: np.ndarray
+    used: np.ndarray
+    init: Parameters
+    free: list
+    x0: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    scale: np.ndarray
+    exclude: list
+    base: dict
+
+    def values_of(self, z) -> dict:
+        """All parameter values with the free ones at ``z * scale``."""
+        v = dict(self.base)
+        v.update(zip(self.free, np.asarray(z, dtype=float) * self.scale))
+        return v
+
+    @property
+    def used_table(self):
+        """The fitted rows used in the fit."""
+        return self.fit_table.loc[self.used].reset_index(drop=True)
+
+
+def prepare(model, measurements, exclude: Iterable[str] = (), weights=None, *, params=None,
+            scale="relative") -> Problem:
+    """Check the inputs and lay out the problem: rows, weights, scales, starting values and bounds.
+
+    Raises the ``ValueError`` of :func:`calibrate` for bad input (unknown ids, a zero measured
+    value on the relative scale, a row the model cannot predict, a NaN prediction at the start).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = Model({"rate": 1.0})
+    >>> m.add_predictor("doc.x", lambda p: 2 * p["rate"])
+    >>> data = pd.DataFrame({"id": ["doc.x"], "kind": ["absolute"], "value_num": [4.0], "unit": ["1/s"]})
+    >>> prepare(m, data).free
+    ['rate']
+    """
     table = _measurement_table(measurements)
     exclude = list(exclude) if not isinstance(exclude, str) else [exclude]
     known = set(table["id"])
@@ -788,36 +1005,56 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
             model.predict(id_, init.valuesdict())  # raises the model's own ValueError
             raise ValueError(f"model cannot predict measurement {id_!r}")
 
-    names = list(init)
     free = init.free()
-    base = init.valuesdict()
     x0 = np.array([init[n].value for n in free], dtype=float)
     lo = np.array([init[n].min for n in free], dtype=float)
     hi = np.array([init[n].max for n in free], dtype=float)
     span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
     s = np.where(x0 != 0, np.abs(x0), np.where(span > 0, span, 1.0))
+    _evaluate(model, fit_tab, init.valuesdict(), rel_fit)  # raises early on NaN predictions, excluded rows too
+    return Problem(fit_table=fit_tab, shape_table=shape_tab, weight=w_fit, relative=rel_fit, used=used,
+                   init=init, free=free, x0=x0, lower=lo, upper=hi, scale=s, exclude=exclude,
+                   base=init.valuesdict())
 
-    used_tab = fit_tab.loc[used].reset_index(drop=True)
-    w_used, rel_used = w_fit[used], rel_fit[used]
 
-    def values_of(z):
-        v = dict(base)
-        v.update(zip(free, z * s))
-        return v
+@dataclasses.dataclass(frozen=True, eq=False)
+class Solution:
+    """Output of :func:`solve`: best free values, Jacobian of the weighted residuals, optimiser status."""
+
+    x: np.ndarray            # best free values (in their units)
+    jacobian: np.ndarray     # d(weighted residual of a used row)/d(parameter), rows of the used table
+    active_mask: np.ndarray  # scipy's: -1/+1 at a lower/upper bound, 0 inside
+    nfev: int
+    success: bool
+    message: str
+
+
+def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None = None,
+          **least_squares_kwargs) -> Solution:
+    """Weighted, bounded least squares (trust-region reflective) on the used rows of ``problem``.
+
+    With no free parameter or no used row the starting values are returned
+    (``success`` True, ``nfev`` 1, a message saying why).
+    """
+    from scipy import optimize
+
+    used_tab = problem.used_table
+    w_used, rel_used = problem.weight[problem.used], problem.relative[problem.used]
+    free, s = problem.free, problem.scale
 
     def fun(z):
-        return w_used * _evaluate(model, used_tab, values_of(z), rel_used)[3]
+        return w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
 
-    _evaluate(model, fit_tab, base, rel_fit)  # raises early on NaN predictions, excluded rows too
     nfev, success, message = 1, True, "no free parameters"
-    xbest = x0.copy()
+    xbest = problem.x0.copy()
     jac = np.zeros((len(used_tab), 0))
     active_mask = np.zeros(len(free), dtype=int)
     if free and len(used_tab):
         kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point")
         kw.update(least_squares_kwargs)
-        sol = optimize.least_squares(fun, x0 / s, bounds=(lo / s, hi / s), max_nfev=max_nfev, **kw)
-        xbest = np.clip(sol.x * s, lo, hi)
+        sol = optimize.least_squares(fun, problem.x0 / s, bounds=(problem.lower / s, problem.upper / s),
+                                     max_nfev=max_nfev, **kw)
+        xbest = np.clip(sol.x * s, problem.lower, problem.upper)
         jac = np.atleast_2d(sol.jac) / s  # d(weighted residual)/d(parameter)
         if hasattr(jac, "toarray"):
             jac = jac.toarray()
@@ -825,25 +1062,49 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         nfev, success, message = int(sol.nfev), bool(sol.success), str(sol.message)
     elif free:
         message = "no measurements used: parameters left at their initial values"
+    return Solution(x=xbest, jacobian=jac, active_mask=np.asarray(active_mask), nfev=nfev, success=success,
+                    message=message)
 
-    best_vals = values_of(xbest / s if len(free) else x0)
-    pred, pa, pb, res = _evaluate(model, fit_tab, best_vals, rel_fit)
-    wres = w_fit * res
-    chisqr = float(np.sum(wres[used] ** 2))
-    kinds = fit_tab["kind"].to_numpy()
-    is_bound = np.isin(kinds, _UPPER + _LOWER)
-    satisfied = np.where(is_bound, res == 0, True)
-    n_data = int(used.sum())
-    n_active = int(np.sum(used & (~is_bound | (res != 0))))
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Identifiability:
+    """Output of :func:`identifiability`, per free parameter: at a bound, not identifiable, notes.
+
+    ``ok`` holds the indices of the free parameters that get a covariance.
+    """
+
+    at_bound: np.ndarray
+    unidentifiable: np.ndarray
+    notes: dict
+    ok: np.ndarray
+
+
+def identifiability(jac, informative, sol: Solution, problem: Problem, n_active: int, n_data: int, *,
+                    rcond: float = 1e-7) -> Identifiability:
+    """Which free parameters the data determine: bounds, counts, zero and near-dependent Jacobian columns.
+
+    Parameters
+    ----------
+    jac : ndarray
+        Jacobian of the weighted residuals of the used rows (:attr:`Solution.jacobian`).
+    informative : ndarray of bool
+        Per used row: a value row or a violated bound (satisfied bounds carry no information).
+    sol, problem
+        The solution and the problem.
+    n_active, n_data : int
+        Informative rows, used rows.
+    rcond : float
+        Singular values of the column-normalised Jacobian below ``rcond * largest`` mark
+        near-singular directions; parameters with weight > 0.1 in them are flagged.
+    """
+    free, xbest, lo, hi, s = problem.free, sol.x, problem.lower, problem.upper, problem.scale
     n_free = len(free)
-    dof = n_active - n_free
-
-    # ---- covariance and identifiability
     notes = {n: [] for n in free}
     at_bound = np.zeros(n_free, dtype=bool)
     for j, n in enumerate(free):
         near = 1e-9 * max(s[j], 1e-300)
-        at_bound[j] = bool(active_mask[j] != 0 or abs(xbest[j] - lo[j]) <= near or abs(hi[j] - xbest[j]) <= near)
+        at_bound[j] = bool(sol.active_mask[j] != 0 or abs(xbest[j] - lo[j]) <= near
+                           or abs(hi[j] - xbest[j]) <= near)
         if at_bound[j]:
             which = "min" if abs(xbest[j] - lo[j]) <= abs(hi[j] - xbest[j]) else "max"
             notes[n].append(f"at its {which} bound ({(lo if which == 'min' else hi)[j]:g}): the data push it "
@@ -855,10 +1116,9 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         for n in free:
             notes[n].append(f"not identifiable: {n_free} free parameters but only {n_active} informative "
                             f"measurements ({n_data} used, satisfied bounds carry no information)")
-    informative = (~is_bound | (res != 0))[used]
     inner = np.flatnonzero(~at_bound)
-    cov = np.full((n_free, n_free), math.nan)
-    if len(inner) and len(used_tab):
+    ok = np.zeros(0, dtype=int)
+    if len(inner) and len(jac):
         J = jac[informative][:, inner]
         colnorm = np.linalg.norm(J, axis=0)
         biggest = colnorm.max() if colnorm.size else 0.0
@@ -884,32 +1144,87 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
                     notes[free[j]].append("not identifiable: its Jacobian column is (nearly) a combination of "
                                           "others (near-singular)")
             ok = keep[~small]
-            if len(ok):
-                Jo = J[:, np.isin(inner, ok)]
-                cn = np.linalg.norm(Jo, axis=0)
-                _, sv2, vt2 = np.linalg.svd(Jo / cn, full_matrices=False)
-                cov_n = (vt2.T / sv2 ** 2) @ vt2
-                c_ok = cov_n / np.outer(cn, cn)
-                if scale_covar:
-                    c_ok = c_ok * (chisqr / dof) if dof > 0 else c_ok * math.nan
-                cov[np.ix_(ok, ok)] = c_ok
+    return Identifiability(at_bound=at_bound, unidentifiable=unident, notes=notes, ok=ok)
+
+
+def covariance(jac, ok, n_free: int, chisqr: float, dof: int, scale_covar: bool = True) -> np.ndarray:
+    """Gauss-Newton covariance of the free parameters ``ok`` (NaN elsewhere), see :func:`calibrate` Notes.
+
+    Parameters
+    ----------
+    jac : ndarray
+        Jacobian of the weighted residuals of the informative rows, one column per free parameter.
+    ok : ndarray of int
+        Indices of the parameters that get a covariance (identifiable, inside their bounds).
+    n_free : int
+        Number of free parameters (size of the returned matrix).
+    chisqr : float
+        Sum of squared weighted residuals.
+    dof : int
+        Degrees of freedom; with ``scale_covar`` the matrix is scaled by ``chisqr/dof`` (NaN if dof <= 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = np.array([[1.0], [1.0], [1.0], [1.0]])     # mean of four points, residual variance 1
+    >>> float(covariance(J, np.array([0]), 1, chisqr=3.0, dof=3)[0, 0])   # s^2 / n
+    0.25
+    """
+    cov = np.full((n_free, n_free), math.nan)
+    ok = np.asarray(ok, dtype=int)
+    if len(ok) and len(jac):
+        Jo = np.asarray(jac)[:, ok]
+        cn = np.linalg.norm(Jo, axis=0)
+        _, sv2, vt2 = np.linalg.svd(Jo / cn, full_matrices=False)
+        cov_n = (vt2.T / sv2 ** 2) @ vt2
+        c_ok = cov_n / np.outer(cn, cn)
+        if scale_covar:
+            c_ok = c_ok * (chisqr / dof) if dof > 0 else c_ok * math.nan
+        cov[np.ix_(ok, ok)] = c_ok
+    return cov
+
+
+def flag_uncertain(cov, x, ident: Identifiability, free, dof: int, scale_covar: bool, *,
+                   max_relative_stderr: float = 1.0, max_correlation: float = 0.999):
+    """Standard errors and correlations from ``cov``; flags (in ``ident``) the parameters they leave undetermined.
+
+    A parameter is flagged when its standard error exceeds ``max_relative_stderr * |value|``
+    or its correlation with another exceeds ``max_correlation``; a note says when the
+    standard error is undefined for lack of degrees of freedom.
+
+    Returns
+    -------
+    (stderr, corr) : ndarray, ndarray
+    """
+    n_free = len(free)
     stderr = np.sqrt(np.diag(cov)) if n_free else np.zeros(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         corr = cov / np.outer(stderr, stderr)
+    unident, notes, at_bound = ident.unidentifiable, ident.notes, ident.at_bound
     if scale_covar and dof <= 0 and n_free:
         for j, n in enumerate(free):
             if not unident[j] and not at_bound[j]:
                 notes[n].append(f"standard error undefined: {dof} degrees of freedom")
     for j, n in enumerate(free):
-        if np.isfinite(stderr[j]) and stderr[j] > max_relative_stderr * abs(xbest[j]):
+        if np.isfinite(stderr[j]) and stderr[j] > max_relative_stderr * abs(x[j]):
             unident[j] = True
-            pct = 100 * stderr[j] / abs(xbest[j]) if xbest[j] != 0 else math.inf
+            pct = 100 * stderr[j] / abs(x[j]) if x[j] != 0 else math.inf
             notes[n].append(f"not identifiable: standard error is {pct:.3g}% of its value")
         for k, m in enumerate(free):
             if k != j and np.isfinite(corr[j, k]) and abs(corr[j, k]) > max_correlation:
                 unident[j] = True
                 notes[n].append(f"not identifiable: correlation with {m} is {corr[j, k]:+.5f}")
+    return stderr, corr
 
+
+def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, stderr, corr, pred, pa, pb, res,
+           wres, is_bound, *, chisqr: float, n_data: int, n_active: int, dof: int,
+           scale_covar: bool) -> CalibrationResult:
+    """Assemble the :class:`CalibrationResult`: parameter table, residual table, shape checks, statistics."""
+    import pandas as pd
+    from scipy import stats
+
+    free, init, xbest = problem.free, problem.init, sol.x
     if scale_covar and dof > 0:
         q = float(stats.t.ppf(0.975, dof))
     else:
@@ -917,16 +1232,16 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
 
     best = Parameters()
     rows = []
-    for n in names:
+    for n in init:
         p = init[n]
         if p.vary:
             j = free.index(n)
             v, se = float(xbest[j]), float(stderr[j])
             best[n] = p.replace(value=v, stderr=se)
             rows.append(dict(name=n, value=v, stderr=se, ci95_low=v - q * se, ci95_high=v + q * se,
-                             initial=p.value, min=p.min, max=p.max, vary=True, at_bound=bool(at_bound[j]),
-                             identifiable=not bool(unident[j]), unit=p.unit, source=p.source,
-                             note="; ".join(notes[n])))
+                             initial=p.value, min=p.min, max=p.max, vary=True,
+                             at_bound=bool(ident.at_bound[j]), identifiable=not bool(ident.unidentifiable[j]),
+                             unit=p.unit, source=p.source, note="; ".join(ident.notes[n])))
         else:
             best[n] = p
             rows.append(dict(name=n, value=p.value, stderr=math.nan, ci95_low=math.nan, ci95_high=math.nan,
@@ -936,28 +1251,30 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     corr_df = pd.DataFrame(corr, index=free, columns=free)
     cov_df = pd.DataFrame(cov, index=free, columns=free)
 
+    fit_tab = problem.fit_table
     meas = fit_tab["measured"].to_numpy()
     with np.errstate(all="ignore"):
         perr = np.where(meas != 0, 100.0 * (pred - meas) / np.abs(meas), math.nan)
+    satisfied = np.where(is_bound, res == 0, True)
     resid = pd.DataFrame({
         "id": fit_tab["id"], "kind": fit_tab["kind"], "unit": fit_tab["unit"],
         "measured": meas, "predicted": pred, "predicted_a": pa, "predicted_b": pb,
-        "residual": res, "weight": w_fit, "weighted_residual": wres, "percent_error": perr,
+        "residual": res, "weight": problem.weight, "weighted_residual": wres, "percent_error": perr,
         "satisfied": pd.array(np.where(is_bound, satisfied, None), dtype="boolean"),
-        "used_in_fit": used,
+        "used_in_fit": problem.used,
     })
     shape_rows = []
-    for id_ in shape_tab["id"]:
+    for id_ in problem.shape_table["id"]:
         passed = model.check(id_, best.valuesdict()) if hasattr(model, "check") else None
-        shape_rows.append(dict(id=id_, passed=passed, used_in_fit=id_ not in exclude))
+        shape_rows.append(dict(id=id_, passed=passed, used_in_fit=id_ not in problem.exclude))
     shapes = pd.DataFrame(shape_rows, columns=["id", "passed", "used_in_fit"])
 
     label = getattr(model, "name", None) or type(model).__name__
     return CalibrationResult(
         params=best, init_params=init, parameter_table=ptable, correlations=corr_df, covariance=cov_df,
         residuals=resid, shape_checks=shapes, chisqr=chisqr, n_data=n_data, n_active=n_active,
-        n_free=n_free, dof=dof, success=success, message=message, nfev=nfev, scale_covar=scale_covar,
-        model_name=label)
+        n_free=len(free), dof=dof, success=sol.success, message=sol.message, nfev=sol.nfev,
+        scale_covar=scale_covar, model_name=label)
 
 
 def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=None, *,

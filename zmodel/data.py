@@ -48,6 +48,7 @@ __all__ = [
     "VALIDATION_COLUMNS",
     "VALIDATION_KINDS",
     "validation_figures",
+    "readings",
 ]
 
 #: Catalog CSV columns, in their required order.
@@ -525,3 +526,49 @@ def validation_figures(area=None, *, data_dir=None):
         except tomllib.TOMLDecodeError as exc:
             raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
     return frame
+
+
+#: Columns of ``zmodel/_zmodel/_data/readings.csv``, in their required order.
+READING_COLUMNS = ("id", "kind", "reading")
+
+
+def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
+    """How catalog rows shared by several fits are read: id -> (kind, reading in words).
+
+    ``zmodel/_zmodel/_data/readings.csv`` holds, once, the reading of a catalog row whose kind in the fits
+    differs from the bound word of the document's phrase (e.g. "drops above 20 processors"
+    read as the peak at 20). :func:`zmodel.fits.catalog_rows` applies it to every fit.
+
+    Raises
+    ------
+    ValueError
+        A malformed file, naming the file, the 1-based data row and the column (unknown
+        catalog id, unknown kind, empty reading, repeated id).
+
+    Examples
+    --------
+    >>> readings()["ibmsj.dbench-24-drop-above-20cpu"][0]
+    'absolute'
+    """
+    root = data_folder(data_dir)
+    path = root / "readings.csv"
+    if not path.exists():
+        return {}
+    known = set(measurements(data_dir=data_dir)["id"])
+    out: dict[str, tuple[str, str]] = {}
+    for number, row in enumerate(_read_rows(path, READING_COLUMNS), start=1):
+        rec = dict(zip(READING_COLUMNS, row))
+
+        def bad(column: str, message: str) -> ValueError:
+            return _fail(path, f"row {number}, column {column!r}", message)
+
+        if rec["id"] not in known:
+            raise bad("id", f"id must be a catalog id, got {rec['id']!r}")
+        if rec["id"] in out:
+            raise bad("id", f"id {rec['id']!r} is read twice")
+        if rec["kind"] not in KINDS:
+            raise bad("kind", f"kind must be one of {sorted(KINDS)}, got {rec['kind']!r}")
+        if not rec["reading"].strip():
+            raise bad("reading", "reading must say how the row is read")
+        out[rec["id"]] = (rec["kind"], rec["reading"])
+    return out

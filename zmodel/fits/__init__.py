@@ -1,10 +1,26 @@
-"""Calibrations of the layered models against the documented numbers (beside the layers)."""
+"""Calibrations of the layered models against the documented numbers (beside the layers).
+
+Each fit module of this package exports one :class:`Calibration` named ``CALIBRATION``: what
+it fits (area, layer, title), with which model, on which catalog rows read how (kinds,
+weights, scales, exclusions). The module itself keeps only its model's predictors. One
+:meth:`Calibration.run` and one :meth:`Calibration.cross_validate` serve every area;
+:mod:`zmodel.fits.registry` finds the calibrations (the only list) for the CLI, the report
+and the notebooks.
+"""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+__all__ = ["Calibration", "catalog_rows", "LAYERS"]
+
+#: report order of the layers a calibration belongs to ("summary": a view over other calibrations)
+LAYERS = ("queueing", "hardware", "kernel", "summary")
 
 
-def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None):
+def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None, data_dir=None):
     """The catalog rows a fit uses, with the fit's reading of their kinds applied.
 
     Parameters
@@ -12,22 +28,163 @@ def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None):
     ids : iterable of str
         Catalog ids (zmodel/_data/catalog/); an unknown id raises ``ValueError`` (the loader's).
     kinds : mapping id -> kind, optional
-        Kinds under which the fit reads some rows, where the phrase's bound word in the
-        catalog is not how the number enters the model; each fit module states why.
+        Kinds under which this fit reads some rows, where the phrase's bound word in the
+        catalog is not how the number enters the model; each fit module states why. Readings
+        shared by several fits live once in ``zmodel/_zmodel/_data/readings.csv``
+        (:func:`zmodel.data.readings`) and are applied first.
+    data_dir : path, optional
+        Override of the ``data/`` folder.
 
     Returns
     -------
     pandas.DataFrame
         The rows of :func:`zmodel.data.measurements`, in catalog order.
     """
-    from zmodel.data import measurements
+    from zmodel.data import measurements, readings
 
     ids = list(dict.fromkeys(ids))
-    rows = measurements(ids=ids).copy()
+    rows = (measurements(ids=ids) if data_dir is None else measurements(ids=ids, data_dir=data_dir)).copy()
+    missing = sorted(set(ids) - set(rows["id"]))
+    if missing:
+        raise ValueError(f"catalog rows missing for the calibration: {', '.join(missing)}")
+    shared = readings() if data_dir is None else readings(data_dir=data_dir)
     kinds = dict(kinds or {})
     unknown = sorted(set(kinds) - set(ids))
     if unknown:
         raise ValueError(f"kinds must name rows of the fit; not among its ids: {', '.join(unknown)}")
+    kinds = {**{i: k for i, (k, _) in shared.items() if i in ids}, **kinds}
     hit = rows["id"].isin(list(kinds))
     rows.loc[hit, "kind"] = rows.loc[hit, "id"].map(kinds)
     return rows
+
+
+def _frozen(options: Mapping[str, Any]):
+    try:
+        key = tuple(sorted(options.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Calibration:
+    """One calibration, declared: the model, the catalog rows and how they are read.
+
+    Attributes
+    ----------
+    area : str
+        Short key (``zmodel calibrate storage``).
+    layer : str
+        One of :data:`LAYERS`.
+    title : str
+        Heading of its report section.
+    order : int
+        Position within its layer in the report.
+    model : callable, optional
+        Factory of the :class:`zmodel.calibration.Model`; its keyword arguments are the
+        calibration's model options (e.g. ``links`` of the storage fit).
+    rows : tuple of str
+        Catalog ids used (fitted, excluded and shape rows).
+    kinds : mapping id -> kind
+        This fit's readings of catalog kinds (module docstrings say why).
+    weights, scales : mapping id -> value
+        Passed to :func:`zmodel.calibration.calibrate`.
+    exclude : tuple of str
+        Rows predicted and reported but never fitted.
+    settings : mapping
+        Further :func:`~zmodel.calibration.calibrate` keywords (tolerances, Jacobian).
+    exactly_determined : tuple of str
+        Rows a dedicated parameter reproduces by construction: reported, but kept out of
+        the informative error figures.
+    leave_one_out_in_summary : bool
+        Whether the kernel summary (:mod:`zmodel.fits.kernel_report`) runs this area's
+        leave-one-out by default (False where the refits take far longer than the fit).
+    fit, validate : callable, optional
+        For an area that is not a catalog least-squares fit (``dasd``, the kernel summary):
+        ``fit(**options)`` returns its result, ``validate(**options)`` its out-of-sample table.
+    """
+
+    area: str
+    layer: str
+    title: str
+    order: int = 0
+    model: Callable | None = None
+    rows: tuple = ()
+    kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    weights: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    scales: Any = "relative"
+    exclude: tuple = ()
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    exactly_determined: tuple = ()
+    leave_one_out_in_summary: bool = True
+    fit: Callable | None = None
+    validate: Callable | None = None
+    _results: dict = dataclasses.field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.layer not in LAYERS:
+            raise ValueError(f"layer must be one of {', '.join(LAYERS)}, got {self.layer!r}")
+        if (self.model is None) == (self.fit is None):
+            raise ValueError(f"calibration {self.area!r}: give exactly one of model (a catalog fit) or fit")
+        if self.model is not None and not self.rows:
+            raise ValueError(f"calibration {self.area!r}: a catalog fit needs its rows")
+        object.__setattr__(self, "rows", tuple(dict.fromkeys(self.rows)))
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+
+    # ------------------------------------------------------------------ the data
+    def measurements(self, data_dir=None):
+        """The catalog rows this calibration uses, with :attr:`kinds` applied."""
+        if self.model is None:
+            raise ValueError(f"calibration {self.area!r} is not a catalog fit: it has no catalog rows")
+        return catalog_rows(self.rows, self.kinds, data_dir=data_dir)
+
+    def _split(self, options):
+        """Split options into (model options, data_dir, calibrate keywords)."""
+        options = dict(options)
+        data_dir = options.pop("data_dir", None)
+        sig = inspect.signature(self.model)
+        model_opts = {k: options.pop(k) for k in list(options) if k in sig.parameters}
+        kw = dict(exclude=self.exclude, weights=dict(self.weights) or None, scale=self.scales, **self.settings)
+        kw.update(options)
+        return model_opts, data_dir, kw
+
+    # ------------------------------------------------------------------ the entry points
+    def run(self, **options):
+        """Fit and return the result (with ``report()``); results are memoised per options.
+
+        Keyword arguments the model factory accepts go to it, ``data_dir`` to the catalog
+        loader, the rest to :func:`zmodel.calibration.calibrate` (overriding the declaration).
+        """
+        key = _frozen(options)
+        if key is not None and key in self._results:
+            return self._results[key]
+        if self.fit is not None:
+            result = self.fit(**options)
+        else:
+            from zmodel.calibration import calibrate
+
+            model_opts, data_dir, kw = self._split(options)
+            result = calibrate(self.model(**model_opts), self.measurements(data_dir), **kw)
+        if key is not None:
+            self._results[key] = result
+        return result
+
+    __call__ = run
+
+    def cross_validate(self, progress: bool | None = False, **options):
+        """Leave-one-out table (:func:`zmodel.calibration.cross_validate`), refits from the model's defaults."""
+        if self.fit is not None:
+            return self.validate(progress=progress, **options)
+        from zmodel.calibration import cross_validate
+
+        model_opts, data_dir, kw = self._split(options)
+        cv = cross_validate(self.model(**model_opts), self.measurements(data_dir), progress=progress, **kw)
+        if self.exactly_determined:
+            informative = cv.loc[~cv["id"].isin(self.exactly_determined), "percent_error_loo"].abs()
+            cv.attrs["median_abs_percent_error_informative"] = float(informative.median())
+        return cv
+
+    def clear(self) -> None:
+        """Forget the memoised results."""
+        self._results.clear()

@@ -50,7 +50,8 @@ import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, PercentChange, Ratio, calibrate
+from zmodel.fits import Calibration
+from zmodel.calibration import Model, Parameters, PercentChange, Ratio
 from zmodel.hardware import catalog
 from zmodel.hardware.channels import (
     MAX_CHPIDS,
@@ -213,22 +214,8 @@ class ChannelModel(Model):
                    for w in ("seq_read", "rand_read"))
 
 
-def calibrate_channels(*, data_dir=None, **calibrate_kwargs):
-    """Fit :class:`ChannelModel` to the catalogued channel numbers.
-
-    Parameters
-    ----------
-    data_dir : path-like, optional
-        Folder holding ``catalog/``; default :func:`zmodel.data.data_folder`.
-    **calibrate_kwargs
-        Passed to :func:`zmodel.calibration.calibrate`.
-
-    Returns
-    -------
-    zmodel.calibration.CalibrationResult
-        ``.report()`` prints parameters and one residual row per documented number.
-    """
-    from zmodel.data import measurements
-
-    rows = measurements(ids=CHANNEL_IDS, data_dir=data_dir)
-    return calibrate(ChannelModel(), rows, **calibrate_kwargs)
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="channels", layer="hardware", order=1, model=ChannelModel, rows=CHANNEL_IDS,
+    title="Channel subsystem: FICON and FCP at 2 and 4 Gbit/s, direct I/O, multipathing (WAVV 2008)")
+calibrate_channels = CALIBRATION.run

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from zmodel.calibration import Model, Parameters, calibrate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters
+from zmodel.fits import Calibration
 from zmodel.hardware.crypto import CipherCost, CryptoAccelerator, SSLServer
 from zmodel.units import KiB, MiB
 
@@ -159,23 +159,10 @@ class CryptoModel(Model):
                 for m in WEBSEAL_PAGES]
 
 
-def measurements():
-    """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(CONFIG_IDS), FIT_KINDS)
-
-
-def calibrate_crypto():
-    """Fit :class:`CryptoModel` to the WAVV 2008 crypto statements.
-
-    Returns
-    -------
-    zmodel.calibration.CalibrationResult
-        ``.report()`` gives the parameter and residual tables.
-
-    Examples
-    --------
-    >>> fit = calibrate_crypto()
-    >>> fit.residuals.set_index("id").loc["wavv08.sw-encryption-cpu", "measured"]
-    np.float64(6.0)
-    """
-    return calibrate(CryptoModel(), measurements(), exclude=list(CONFIG_IDS))
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="crypto", layer="hardware", order=5, model=CryptoModel,
+    rows=tuple(FIT_KINDS) + CONFIG_IDS, kinds=FIT_KINDS, exclude=CONFIG_IDS,
+    title="SSL and crypto hardware: CEX2A handshakes, CPACF, WebSEAL (WAVV 2008)")
+measurements = CALIBRATION.measurements
+calibrate_crypto = CALIBRATION.run

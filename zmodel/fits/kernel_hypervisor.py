@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, calibrate, cross_validate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters
+from zmodel.fits import Calibration
 from zmodel.kernel.hypervisor import (
     DEFAULT_TICK_COST,
     ZVM_TEST_IDLE,
@@ -215,16 +215,10 @@ class HypervisorModel(Model):
         return bool(diag.wasted_cpu < spin.wasted_cpu)
 
 
-def measurements():
-    """The catalog rows this calibration uses (fitted rows and shape rows)."""
-    return catalog_rows(list(FIT_IDS) + list(SHAPE_IDS))
-
-
-def calibrate_kernel_hypervisor():
-    """Fit :class:`HypervisorModel` to the hypervisor rows; returns the CalibrationResult."""
-    return calibrate(HypervisorModel(), measurements())
-
-
-def cross_validate_kernel_hypervisor(progress: bool = False):
-    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`)."""
-    return cross_validate(HypervisorModel(), measurements(), progress=progress)
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="kernel_hypervisor", layer="kernel", order=1, model=HypervisorModel, rows=FIT_IDS + SHAPE_IDS,
+    title="Hypervisors: steal time of the top snapshot, timer ticks, idle guests (WAVV 2008, IBM Systems Journal)")
+measurements = CALIBRATION.measurements
+calibrate_kernel_hypervisor = CALIBRATION.run
+cross_validate_kernel_hypervisor = CALIBRATION.cross_validate

@@ -49,8 +49,8 @@ import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, PercentChange, Ratio, calibrate, cross_validate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters, PercentChange, Ratio
+from zmodel.fits import Calibration
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.kernel.iopath import (
     FILESYSTEMS,
@@ -131,7 +131,6 @@ class KernelIOPathModel(Model):
 
     def __init__(self):
         super().__init__()
-        self._cache: dict = {}
         self.predictors = {
             "osdl.iosched-light-load": lambda p: self.dss_change(p, "light"),
             "osdl.iosched-heavy-load": lambda p: self.dss_change(p, "heavy"),
@@ -219,18 +218,17 @@ class KernelIOPathModel(Model):
         """
         key = (which, p["think_time"], p["dss_antic_expire"], p["zseries_antic_expire"],
                p["dss_request"], p["ess_request"], p["dss_spindles"])
-        if key not in self._cache:
-            if len(self._cache) > 64:
-                self._cache.clear()
-            if which == "dss":
-                dev, n, w = self.dss_device(p), DSS_POPULATIONS, p["dss_antic_expire"]
-            else:
-                dev, n, w = self.ess_device(p), ESS_POPULATIONS, p["zseries_antic_expire"]
-            plain = scheduler_throughput("deadline", n, dev, p["think_time"], antic_expire=w)
-            rates = {s: plain for s in SCHEDULERS}
-            rates["anticipatory"] = scheduler_throughput("anticipatory", n, dev, p["think_time"], antic_expire=w)
-            self._cache[key] = rates
-        return self._cache[key]
+        return self.memo(key, lambda: self._scheduler_rates(which, p))
+
+    def _scheduler_rates(self, which, p):
+        if which == "dss":
+            dev, n, w = self.dss_device(p), DSS_POPULATIONS, p["dss_antic_expire"]
+        else:
+            dev, n, w = self.ess_device(p), ESS_POPULATIONS, p["zseries_antic_expire"]
+        plain = scheduler_throughput("deadline", n, dev, p["think_time"], antic_expire=w)
+        rates = {s: plain for s in SCHEDULERS}
+        rates["anticipatory"] = scheduler_throughput("anticipatory", n, dev, p["think_time"], antic_expire=w)
+        return rates
 
     # --- predictions ---------------------------------------------------------------------
     def load_population(self, p, level: str) -> int:
@@ -351,20 +349,11 @@ class KernelIOPathModel(Model):
         return self.recovery("jfs", p) < min(self.recovery(f, p) for f in ("ext3", "reiserfs"))
 
 
-def measurements():
-    """The catalog rows of this fit, with the kinds of :data:`FIT_KINDS` / :data:`KIND_OVERRIDES` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), {**FIT_KINDS, **KIND_OVERRIDES})
-
-
-def calibrate_kernel_iopath(**kwargs):
-    """Fit :class:`KernelIOPathModel` to its catalog rows; returns the CalibrationResult."""
-    kwargs.setdefault("scale", SCALES)
-    kwargs.setdefault("weights", WEIGHTS)
-    return calibrate(KernelIOPathModel(), measurements(), **kwargs)
-
-
-def cross_validate_kernel_iopath(progress: bool | None = False, **kwargs):
-    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`)."""
-    kwargs.setdefault("scale", SCALES)
-    kwargs.setdefault("weights", WEIGHTS)
-    return cross_validate(KernelIOPathModel(), measurements(), progress=progress, **kwargs)
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="kernel_iopath", layer="kernel", order=3, model=KernelIOPathModel,
+    rows=tuple(FIT_KINDS) + SHAPE_IDS, kinds={**FIT_KINDS, **KIND_OVERRIDES}, scales=SCALES, weights=WEIGHTS,
+    title="Block I/O path of Linux 2.4 vs 2.6: request queues, I/O schedulers, unplugging")
+measurements = CALIBRATION.measurements
+calibrate_kernel_iopath = CALIBRATION.run
+cross_validate_kernel_iopath = CALIBRATION.cross_validate

@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, calibrate, cross_validate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters
+from zmodel.fits import Calibration
 from zmodel.kernel.locks import (
     DASD_MAJOR,
     IA64_TICK,
@@ -338,19 +338,15 @@ class KernelLocks(Model):
         return float(yielding) < float(spin)
 
 
-def measurements():
-    """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
-
-
-def calibrate_kernel_locks(io_scope: str = "global"):
-    """Fit :class:`KernelLocks` to the lock rows; returns the CalibrationResult."""
-    return calibrate(KernelLocks(io_scope), measurements())
-
-
-def cross_validate_kernel_locks(io_scope: str = "global"):
-    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`)."""
-    return cross_validate(KernelLocks(io_scope), measurements(), progress=False)
+#: the calibration (registered in zmodel.fits.registry); ``io_scope`` is a model option
+CALIBRATION = Calibration(
+    area="kernel_locks", layer="kernel", order=2, model=KernelLocks,
+    rows=tuple(FIT_KINDS) + SHAPE_IDS, kinds=FIT_KINDS,
+    title="Lock contention: Altix cache lines and spinlocks, io_request_lock, BKL (Altix, IBM Systems Journal, "
+          "OSDL, WAVV 2008)")
+measurements = CALIBRATION.measurements
+calibrate_kernel_locks = CALIBRATION.run
+cross_validate_kernel_locks = CALIBRATION.cross_validate
 
 
 def io_request_lock_readings():

@@ -34,8 +34,9 @@ import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, calibrate, cross_validate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters, to_dataclass
+from zmodel.fits import Calibration
+from zmodel.fits.usl import FIGURE1_ROWS
 from zmodel.kernel.memory import (
     InstructionCosts,
     DbenchMemoryModel,
@@ -44,6 +45,7 @@ from zmodel.kernel.memory import (
     page_table_memory,
     sysfs_memory,
 )
+from zmodel.kernel.versions import KernelCosts
 
 __all__ = ["KernelMemoryModel", "FIT_KINDS", "SHAPE_IDS", "SCALES", "WEIGHTS", "measurements",
            "calibrate_kernel_memory", "cross_validate_kernel_memory"]
@@ -54,22 +56,9 @@ MAX_CPUS = 64           # processor counts evaluated [1]
 KB, MB, GB = 2.0 ** 10, 2.0 ** 20, 2.0 ** 30   # memory sizes are binary (hardware catalog rule)
 MBPS = 1e6              # data rates are decimal
 
-FIGURE1_IDS = (
-    "ibmsj.dbench-24-16cpu-mbps",
-    "ibmsj.dbench-26-16cpu-mbps",
-    "ibmsj.dbench-24-drop-above-20cpu",
-    "ibmsj.fig1-similar-upto-4cpu",
-    "ibmsj.fig1-26-better-from-8cpu",
-)
 
 #: catalog id -> kind used in this fit (overrides stated in the module docstring)
 FIT_KINDS = {
-    # Figure 1, as zmodel.fits.usl reads it
-    "ibmsj.dbench-24-16cpu-mbps": "absolute",
-    "ibmsj.dbench-26-16cpu-mbps": "absolute",
-    "ibmsj.dbench-24-drop-above-20cpu": "absolute",    # catalog: lower_bound; read as the peak
-    "ibmsj.fig1-similar-upto-4cpu": "lower_bound",     # catalog: upper_bound; crossover >= 4
-    "ibmsj.fig1-26-better-from-8cpu": "upper_bound",   # catalog: lower_bound; crossover <= 8
     # page tables (OSDL deck)
     "osdl.pte-lowmem-per-shared-page": "absolute",
     "osdl.pte-lowmem-per-process-16gb": "absolute",
@@ -145,7 +134,6 @@ class KernelMemoryModel(Model):
 
     def __init__(self):
         super().__init__()
-        self._cache: dict = {}
         pt = self.page_tables
         self.predictors = {
             "ibmsj.dbench-24-16cpu-mbps": lambda p: self.rate("2.4", p)[15] / MBPS,
@@ -210,21 +198,22 @@ class KernelMemoryModel(Model):
 
     # --- parameters ----------------------------------------------------------------------
     def parameters(self) -> Parameters:
+        # the instruction costs and sysfs sizes are declared (default, range, unit, provenance) in the
+        # model (InstructionCosts, KernelCosts); the rest are this fit's readings
+        def declared(cls, *names, free=(), values=None):
+            return Parameters.from_dataclass(cls, free=free, values=values, only=names).values()
+
         ps = Parameters()
         ps.add("cpu_time", 20e-6, min=1e-7, max=1e-3, unit="s",
                source="fitted: CPU time per 4 KB page outside memory management (syscalls, copy, "
                       "file system), both kernels; not printed")
-        ps.add("purge", 0.3e-6, min=0.0, max=1e-4, unit="s",
-               source="fitted: stall of every CPU per global TLB purge (purge + refill), N-independent part")
-        ps.add("purge_per_cpu", 0.015e-6, min=0.0, max=1e-5, unit="s",
-               source="fitted: additional stall per purge per CPU quiesced (broadcast handshake)")
+        ps.update({p.name: p for p in declared(InstructionCosts, "purge", "purge_per_cpu",
+                                               free=("purge", "purge_per_cpu"),
+                                               values={"purge": 0.3e-6, "purge_per_cpu": 0.015e-6})})
         ps.add("ipte_relative", 0.05, min=0.0, max=1.0, vary=False, unit="1",
                source="assumed: IPTE stall as a fraction of a global purge's ('IPTE is an expensive "
                       "instruction, its use in this context is much faster than the alternative')")
-        ps.add("iske", 100e-9, min=0.0, max=1e-5, vary=False, unit="s",
-               source="assumed order of magnitude: 'quite expensive in terms of cycle times' (no count printed)")
-        ps.add("sske", 100e-9, min=0.0, max=1e-5, vary=False, unit="s", source="assumed, as ISKE")
-        ps.add("rrbe", 100e-9, min=0.0, max=1e-5, vary=False, unit="s", source="assumed, as ISKE")
+        ps.update({p.name: p for p in declared(InstructionCosts, "iske", "sske", "rrbe")})
         ps.add("serial_time_24", 0.1e-6, min=0.0, max=1e-4, vary=False, unit="s",
                source="assumed: 2.4 per-page hold of the global page-cache/LRU spinlocks (not printed); "
                       "2.6 has per-mapping/per-zone locks, serial time 0")
@@ -240,14 +229,11 @@ class KernelMemoryModel(Model):
                source="osdl.db-buffer-size: 'A 16GB database buffer'")
         ps.add("low_memory", 1 * GB, min=0.0, max=2.0 ** 40, vary=False, unit="B",
                source="osdl.lowmem-pte-constraint: 'low memory (below 1GB)'")
-        ps.add("sysfs_bytes_per_file", 1500.0, min=64.0, max=65536.0, unit="B",
-               source="fitted to 'use 50 to 100 MB more memory than Linux 2.4' (inode + dentry + sysfs "
-                      "structures per file); bounded only")
+        ps.update({p.name: p for p in declared(KernelCosts, "sysfs_bytes_per_file",
+                                               free=("sysfs_bytes_per_file",))})
         ps.add("sysfs_devices", 5000.0, min=1.0, max=65535.0, vary=False, unit="1",
                source="assumed reference LPAR: 'hundreds or thousands of devices' (ibmsj.zseries-devices-thousands)")
-        ps.add("sysfs_files_per_device", 10.0, min=1.0, max=1000.0, vary=False, unit="1",
-               source="assumed: device + subchannel directories and attributes; 'each device creates multiple "
-                      "files in sysfs'")
+        ps.update({p.name: p for p in declared(KernelCosts, "sysfs_files_per_device")})
         ps.add("desktop_devices", 50.0, min=1.0, max=1e4, vary=False, unit="1",
                source="assumed desktop PC: 'only a small number of devices'")
         ps.add("desktop_memory", 256 * MB, min=1.0, max=2.0 ** 40, vary=False, unit="B",
@@ -258,9 +244,7 @@ class KernelMemoryModel(Model):
     @staticmethod
     def costs(p) -> InstructionCosts:
         r = p["ipte_relative"]
-        return InstructionCosts(iske=p["iske"], sske=p["sske"], rrbe=p["rrbe"], ipte=r * p["purge"],
-                                ipte_per_cpu=r * p["purge_per_cpu"], purge=p["purge"],
-                                purge_per_cpu=p["purge_per_cpu"])
+        return to_dataclass(InstructionCosts, p, ipte=r * p["purge"], ipte_per_cpu=r * p["purge_per_cpu"])
 
     def model(self, kernel: str, p) -> DbenchMemoryModel:
         serial = p["serial_time_24"] if kernel == "2.4" else 0.0
@@ -270,12 +254,8 @@ class KernelMemoryModel(Model):
     def rate(self, kernel: str, p) -> np.ndarray:
         """Transfer rate [B/s] at N = 1..MAX_CPUS (index N-1), cached per parameter set."""
         key = (kernel,) + tuple(sorted((k, v) for k, v in p.items()))
-        if key not in self._cache:
-            if len(self._cache) > 256:
-                self._cache.clear()
-            r = self.model(kernel, p).throughput(np.arange(1, MAX_CPUS + 1))
-            self._cache[key] = np.asarray(r.throughput, dtype=float)
-        return self._cache[key]
+        return self.memo(key, lambda: np.asarray(
+            self.model(kernel, p).throughput(np.arange(1, MAX_CPUS + 1)).throughput, dtype=float))
 
     def ratio(self, p) -> np.ndarray:
         """X_24 / X_26 at N = 1..MAX_CPUS."""
@@ -333,20 +313,12 @@ class KernelMemoryModel(Model):
         return all(self.page_tables(p, 64, large).total_bytes * 500 <= small for large in (2 * MB, 4 * MB))
 
 
-def measurements():
-    """The catalog rows of this fit, with the kinds of :data:`FIT_KINDS` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
-
-
-def calibrate_kernel_memory(**kwargs):
-    """Fit :class:`KernelMemoryModel` to its catalog rows; returns the CalibrationResult."""
-    kwargs.setdefault("scale", SCALES)
-    kwargs.setdefault("weights", WEIGHTS)
-    return calibrate(KernelMemoryModel(), measurements(), **kwargs)
-
-
-def cross_validate_kernel_memory(progress: bool | None = False, **kwargs):
-    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`)."""
-    kwargs.setdefault("scale", SCALES)
-    kwargs.setdefault("weights", WEIGHTS)
-    return cross_validate(KernelMemoryModel(), measurements(), progress=progress, **kwargs)
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="kernel_memory", layer="kernel", order=0, model=KernelMemoryModel,
+    rows=FIGURE1_ROWS + tuple(FIT_KINDS) + SHAPE_IDS, kinds=FIT_KINDS, scales=SCALES, weights=WEIGHTS,
+    title="Memory management: TLB/ISKE costs and dbench scaling of Linux 2.4 vs 2.6, page-table and sysfs "
+          "memory (IBM Systems Journal, OSDL)")
+measurements = CALIBRATION.measurements
+calibrate_kernel_memory = CALIBRATION.run
+cross_validate_kernel_memory = CALIBRATION.cross_validate

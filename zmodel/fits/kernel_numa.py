@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, calibrate, cross_validate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters
+from zmodel.fits import Calibration
 from zmodel.kernel.numa import (
     AltixTopology,
     NumaLatency,
@@ -122,7 +122,6 @@ class KernelNumaModel(Model):
 
     def __init__(self):
         super().__init__()
-        self._cache: dict = {}
         self.predictors = {
             "altix.remote-local-latency-ratio-low": lambda p: self.ratio_range(p).min_ratio,
             "altix.remote-local-latency-ratio-high": lambda p: self.ratio_range(p).max_ratio,
@@ -217,14 +216,10 @@ class KernelNumaModel(Model):
 
     def zeroing(self, cpus, region, p):
         key = ("zero", cpus, region) + tuple(sorted(p.items()))
-        if key not in self._cache:
-            if len(self._cache) > 512:
-                self._cache.clear()
-            self._cache[key] = hugetlb_zeroing(
-                int(round(cpus)), region, system_cpus=int(round(p["system_cpus"])),
-                outstanding=int(round(p["outstanding"])), line_size=p["line_size"],
-                node_bandwidth=p["node_bandwidth"], latency=self.latency(p))
-        return self._cache[key]
+        return self.memo(key, lambda: hugetlb_zeroing(
+            int(round(cpus)), region, system_cpus=int(round(p["system_cpus"])),
+            outstanding=int(round(p["outstanding"])), line_size=p["line_size"],
+            node_bandwidth=p["node_bandwidth"], latency=self.latency(p)))
 
     @staticmethod
     def pio_costs(p) -> PioCosts:
@@ -267,24 +262,11 @@ class KernelNumaModel(Model):
         return bool(affine > blind and t[1] < t[0])
 
 
-def measurements():
-    """The catalog rows of this fit, with the kinds of :data:`FIT_KINDS` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
-
-
-def calibrate_kernel_numa(**kwargs):
-    """Fit :class:`KernelNumaModel` to its catalog rows; returns the CalibrationResult."""
-    return calibrate(KernelNumaModel(), measurements(), **kwargs)
-
-
-def cross_validate_kernel_numa(progress: bool | None = False, **kwargs):
-    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`).
-
-    The rows of :data:`EXACTLY_DETERMINED` come back with a left-out error of about 0:
-    the refit leaves their own parameter at its warm start. ``.attrs`` gains
-    ``median_abs_percent_error_informative`` over the other rows.
-    """
-    cv = cross_validate(KernelNumaModel(), measurements(), progress=progress, **kwargs)
-    informative = cv.loc[~cv["id"].isin(EXACTLY_DETERMINED), "percent_error_loo"].abs()
-    cv.attrs["median_abs_percent_error_informative"] = float(informative.median())
-    return cv
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="kernel_numa", layer="kernel", order=4, model=KernelNumaModel,
+    rows=tuple(FIT_KINDS) + SHAPE_IDS, kinds=FIT_KINDS, exactly_determined=EXACTLY_DETERMINED,
+    title="NUMA placement and memory locality")
+measurements = CALIBRATION.measurements
+calibrate_kernel_numa = CALIBRATION.run
+cross_validate_kernel_numa = CALIBRATION.cross_validate

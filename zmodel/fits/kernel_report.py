@@ -1,10 +1,10 @@
 """The kernel calibration report (issue 5 part 8): every kernel area fitted, with a
 residual row for every documented number used, leave-one-out errors and shape checks.
 
-Each area module in this package (``kernel_locks``, ``kernel_memory``,
-``kernel_hypervisor``, ``kernel_iopath``, ``kernel_numa``, ``kernel_versions``) exposes
-``calibrate_kernel_<area>()`` and ``cross_validate_kernel_<area>()``. This module runs
-them and summarises per area:
+The areas are the kernel-layer calibrations of the registry (:mod:`zmodel.fits.registry`),
+named here without their ``kernel_`` prefix (``locks``, ``memory``, ...); each is a
+:class:`zmodel.fits.Calibration` with ``run()`` and ``cross_validate()``. This module runs
+them (reusing results already computed in this process) and summarises per area:
 
 * the median and worst absolute percent error over the fitted rows (a satisfied bound
   counts as 0 %, as the engine scores it);
@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from importlib import import_module
 
 import numpy as np
 
+from zmodel.fits import Calibration
 from zmodel.queueing._result import Result
 
-AREAS = ("locks", "memory", "hypervisor", "iopath", "numa", "versions")
 TARGET_FITTED = 5.0    # median |% error| on fitted numbers, issue 5 part 8
 TARGET_LEFT_OUT = 15.0  # median |% error| when left out
 
@@ -77,18 +76,30 @@ class KernelCalibrationReport(Result):
         return "\n".join(lines)
 
 
-def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True, results=None) -> KernelCalibrationReport:
+def kernel_areas() -> dict:
+    """Short name (``locks``) -> the registered kernel-layer :class:`~zmodel.fits.Calibration`, in report order."""
+    from zmodel.fits import registry
+
+    return {cal.area.removeprefix("kernel_"): cal for cal in registry.calibrations(layer="kernel")}
+
+
+def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
+                              results=None) -> KernelCalibrationReport:
     """Fit every kernel area, cross-validate it and summarise the residuals.
 
     Parameters
     ----------
-    areas : iterable of str
-        Kernel areas among :data:`AREAS`.
-    leave_one_out : bool
-        Also run the leave-one-out refits (the slow part: tens of seconds in all).
+    areas : iterable of str, optional
+        Kernel areas among :func:`kernel_areas` (default: all of them).
+    leave_one_out : bool or "summary"
+        Also run the leave-one-out refits: ``True`` for every area, ``False`` for none,
+        ``"summary"`` (default) for the areas whose calibration declares
+        ``leave_one_out_in_summary`` (the kernel-versions refits, each run to convergence
+        from the declared defaults, take far longer and are run on their own with
+        ``CALIBRATION.cross_validate()``; the summary says "not run").
     results : mapping area -> CalibrationResult, optional
         Fits already made in this run (``make report`` fits each area once and passes
-        them here); the areas missing from it are fitted.
+        them here, keyed by short area name); the areas missing from it are fitted.
 
     Returns
     -------
@@ -97,21 +108,23 @@ def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True, results=N
     """
     import pandas as pd
 
-    unknown = [a for a in areas if a not in AREAS]
+    known = kernel_areas()
+    areas = list(known) if areas is None else list(areas)
+    unknown = [a for a in areas if a not in known]
     if unknown:
-        raise ValueError(f"areas must be among {', '.join(AREAS)}; got {', '.join(map(str, unknown))}")
+        raise ValueError(f"areas must be among {', '.join(known)}; got {', '.join(map(str, unknown))}")
     rows, fitted_results, loos = [], {}, {}
     for area in areas:
-        module = import_module(f"zmodel.fits.kernel_{area}")
+        cal = known[area]
         given = (results or {}).get(area)
-        result = given if given is not None else getattr(module, f"calibrate_kernel_{area}")()
+        result = given if given is not None else cal.run()
         fitted_results[area] = result
         res = result.to_frame("residuals")
         used = res[res["used_in_fit"].astype(bool)]
         fitted = _abs_errors(used, "percent_error", "satisfied")
         value_rows = used[~used["kind"].isin(["upper_bound", "lower_bound", "range_low", "range_high"])
                           | ~used["satisfied"].fillna(True).astype(bool)]
-        exact_ids = set(getattr(module, "EXACTLY_DETERMINED", ()))
+        exact_ids = set(cal.exactly_determined)
         informative = _abs_errors(value_rows[~value_rows["id"].isin(exact_ids)], "percent_error")
         shapes = result.to_frame("shape_checks")
         row = {
@@ -123,8 +136,8 @@ def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True, results=N
             "shape_checks": len(shapes),
             "shape_holds": int(shapes["passed"].fillna(False).astype(bool).sum()) if len(shapes) else 0,
         }
-        if leave_one_out:
-            loo = getattr(module, f"cross_validate_kernel_{area}")()
+        if leave_one_out is True or (leave_one_out == "summary" and cal.leave_one_out_in_summary):
+            loo = cal.cross_validate()
             loos[area] = loo
             predictable = loo[loo["predictable"].astype(bool)]
             lerr = _abs_errors(predictable, "percent_error_loo")
@@ -133,3 +146,17 @@ def kernel_calibration_report(areas=AREAS, leave_one_out: bool = True, results=N
         rows.append(row)
     summary = pd.DataFrame(rows)
     return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos)
+
+
+def _leave_one_out_tables(progress: bool | None = False, **options):
+    """Every kernel area's leave-one-out table, one frame with an ``area`` column."""
+    import pandas as pd
+
+    return pd.concat([cal.cross_validate(progress=progress).assign(area=area)
+                      for area, cal in kernel_areas().items()], ignore_index=True)
+
+
+#: the summary over the kernel calibrations (registered in zmodel.fits.registry, after them)
+CALIBRATION = Calibration(
+    area="kernel", layer="summary", order=0, fit=kernel_calibration_report, validate=_leave_one_out_tables,
+    title="Kernel calibration report: every kernel area, residuals and leave-one-out against the issue's targets")

@@ -28,9 +28,14 @@ Free parameters (12). Shared by every benchmark: the runqueue-lock hold time per
 per request without TSO/NAPI, the anticipatory scheduler's miss probability and the
 decision-support LUN service time. Per benchmark (shared by its rows): a kernel-activity
 multiplier of its counts (DBT-2 cached + non-cached, ReAIM, SPECweb99, SPECjAppServer,
-SPECjbb2000). dbench: the CPU time per page and the two global-purge costs. Fixed and
-stated in each parameter's ``source`` (not identified by these rows; a first fit with them
-free flagged them all): the 2.4 goodness scan per task, the ``io_request_lock`` hold, the
+SPECjbb2000). dbench: the CPU time per page and the two global-purge costs. The kernel costs
+are those of :class:`~zmodel.kernel.versions.KernelCosts` and
+:class:`~zmodel.kernel.memory.InstructionCosts`, derived from their declarations
+(:data:`FREE_COSTS` vary; every other cost is held at its declared default or at this fit's
+reading, :data:`COST_READINGS`); every free parameter starts from its declared default or a
+stated data-independent reading, never from a fitted value, and the fit runs to convergence.
+Fixed and stated in each parameter's ``source`` (not identified by these rows; a first fit
+with them free flagged them all): the 2.4 goodness scan per task, the ``io_request_lock`` hold, the
 2.4 cost per 512-byte segment, the LinuxThreads extra, and the activity counts of each
 benchmark (:data:`PROFILES`, readings of the slides' workload descriptions: the seeds print
 no path lengths) and the systems' disk/channel parameters (:data:`SYSTEMS`).
@@ -41,8 +46,8 @@ SPECjAppServer's 7 -> 14 % growth (predicted ~10 -> ~12 %); leave-one-out does n
 predict the 8-way SPECweb99 figure from its 4-way (one shared lock cost cannot give every
 pair its own growth).
 
-Override of catalog kinds (stated): the dbench threshold rows as in
-:mod:`zmodel.fits.kernel_memory` (:data:`FIT_KINDS`). ``osdl.iosched-light-load``
+Readings of catalog kinds: the dbench threshold rows as ``zmodel/_zmodel/_data/readings.csv`` reads them
+for every fit (as :mod:`zmodel.fits.usl` explains). ``osdl.iosched-light-load``
 (measured 0 %) is fitted on the absolute scale (percentage points). Not fitted, with the
 reason: ``osdl.specjapp-4way-gain`` (the slide's "1%" conflicts with the summary's 7;
 the catalog note suspects OCR damage; it is predicted and reported as excluded), the
@@ -58,9 +63,8 @@ import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, PercentChange, calibrate, cross_validate
-from zmodel.fits import catalog_rows
-from zmodel.kernel.memory import InstructionCosts
+from zmodel.calibration import Model, Parameters, PercentChange, to_dataclass
+from zmodel.fits import Calibration
 from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose
 
 __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
@@ -120,6 +124,17 @@ SYSTEMS: dict[str, dict] = {
                 channel_paths=4),
 }
 
+#: the kernel costs the OSDL and dbench rows determine (the rest of KernelCosts is held at its default)
+FREE_COSTS = ("runqueue_hold", "net_extra_time", "antic_miss", "purge", "purge_per_cpu")
+#: this fit's readings of fixed kernel costs, replacing KernelCosts defaults (value, reason); the free
+#: costs start at their KernelCosts defaults, never at a fitted value
+COST_READINGS = {
+    "scan_time": (20e-9, "2.4 goodness() per runnable task per schedule(): a few instructions (fixed, the OSDL "
+                         "rows do not identify it)"),
+    "bounce_time_per_byte": (0.5e-9, "bounce-buffer copy at ~2 GB/s (OSDL 'Bounce Buffer Avoidance': 'Eliminate "
+                                     "copy overhead')"),
+}
+
 #: catalog id -> (benchmark, cpus); percent change 2.4 -> 2.6
 OSDL_ROWS = {
     "osdl.summary-dbt2-noncached-8way": ("dbt2_noncached", 8),
@@ -139,22 +154,16 @@ IOSCHED_ROWS = ("osdl.iosched-light-load", "osdl.iosched-heavy-load")
 DBENCH_ROWS = ("ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps", "ibmsj.dbench-24-drop-above-20cpu",
                "ibmsj.fig1-similar-upto-4cpu", "ibmsj.fig1-26-better-from-8cpu")
 
-#: catalog id -> kind used in this fit (overrides as in zmodel.fits.kernel_memory)
-FIT_KINDS = {
-    "ibmsj.dbench-24-16cpu-mbps": "absolute",
-    "ibmsj.dbench-26-16cpu-mbps": "absolute",
-    "ibmsj.dbench-24-drop-above-20cpu": "absolute",    # catalog: lower_bound; read as the 2.4 peak
-    "ibmsj.fig1-similar-upto-4cpu": "lower_bound",     # catalog: upper_bound; crossover >= 4
-    "ibmsj.fig1-26-better-from-8cpu": "upper_bound",   # catalog: lower_bound; crossover <= 8
-}
+#: catalog id -> kind used in this fit; the dbench rows are read as zmodel/_data/readings.csv says (shared)
+FIT_KINDS: dict[str, str] = {}
 #: a measured 0 % has no relative residual
 SCALES = {"osdl.iosched-light-load": "absolute"}
 #: weights: the "quite similar up to 4" threshold as in zmodel.fits.kernel_memory (x10); the light-load
 #: row is an absolute residual in percentage points, weighted 1/100 to put it on the relative scale
 #: of the other rows (1 point ~ 1 %)
 WEIGHTS = {"ibmsj.fig1-similar-upto-4cpu": 10.0, "osdl.iosched-light-load": 0.01}
-#: least-squares settings (starting values are a previous optimum; each evaluation composes ~30 systems)
-FIT_SETTINGS = dict(tol=1e-8, max_nfev=40, jac="2-point")
+#: least-squares settings: run to convergence from the data-independent start (no evaluation cap)
+FIT_SETTINGS = dict(tol=1e-8, jac="2-point")
 #: predicted and reported, never fitted
 EXCLUDED = ("osdl.specjapp-4way-gain",)
 
@@ -200,10 +209,10 @@ class KernelVersionsModel(Model):
     """
 
     name = "Kernel versions: composed 2.4 vs 2.6 benchmark figures (OSDL summary, IBM SJ Figure 1)"
+    memo_size = 20000
 
     def __init__(self):
         super().__init__()
-        self._cache: dict = {}
         for id_, (bench, cpus) in OSDL_ROWS.items():
             self.add_predictor(id_, lambda p, b=bench, c=cpus: PercentChange(*self.pair(b, c, p)))
         self.add_predictor("osdl.iosched-light-load", lambda p: PercentChange(*self.as_vs_deadline(LIGHT_STREAMS, p)))
@@ -234,53 +243,23 @@ class KernelVersionsModel(Model):
         self.add_check("ibmsj.o1-scheduler-constant-time-shape", self.o1_flat)
 
     def parameters(self) -> Parameters:
-        d = KernelCosts()
-        ps = Parameters()
-        ps.add("scan_time", 20e-9, vary=False, unit="s",
-               source="2.4 goodness() per runnable task per schedule(): a few instructions (assumed; fixed, the "
-                      "OSDL rows do not identify it)")
-        ps.add("runqueue_hold", 37e-6, min=0.0, max=100e-6, unit="s",
-               source="runqueue lock hold per switch (global in 2.4); not printed (fitted, shared)")
-        ps.add("io_lock_hold", d.io_lock_hold, vary=False, unit="s",
-               source="block-layer lock hold per request (global io_request_lock in 2.4): KernelCosts default "
-                      "(assumed; fixed, not identified)")
-        ps.add("segment_time", d.segment_time, vary=False, unit="s",
-               source="2.4 CPU per 512-byte buffer head (OSDL 'Large Block I/O'): KernelCosts default (assumed; "
-                      "fixed: degenerate with lun_time)")
-        ps.add("net_extra_time", 96e-6, min=0.0, max=2e-3, unit="s",
-               source="extra network CPU per request without TSO/NAPI (OSDL 'Networking'); fitted")
-        ps.add("linuxthreads_extra", d.linuxthreads_extra, vary=False, unit="s",
-               source="extra cost per thread synchronisation with LinuxThreads (OSDL 'Linux Threads vs NPTL'): "
-                      "KernelCosts default (assumed; fixed, not identified)")
-        ps.add("antic_miss", 0.6, min=0.0, max=1.0, unit="1",
-               source="probability an anticipation is wasted on a multi-spindle LUN (ibmsj: AS assumes 'a disk "
-                      "has only one moving head'); fitted")
+        # every kernel cost, declared once (default, range, unit, provenance) in KernelCosts and
+        # InstructionCosts: FREE_COSTS vary, the others are held at their defaults or this fit's
+        # readings; the IPTE costs are derived from the purge (ipte_relative), not parameters here
+        ps = Parameters.from_dataclass(KernelCosts, free=FREE_COSTS, values=COST_READINGS,
+                                       exclude=("ipte", "ipte_per_cpu"))
+        # the fit's own parameters: not model costs, readings of the benchmarks
+        # (starting values are data-independent readings, never a previous optimum)
         ps.add("lun_time", 0.5e-3, min=1e-5, max=0.05, unit="s",
                source="decision support: service of one 64 KB read by a LUN (14 disks of a FAStT900 array); not "
-                      "printed (fitted)")
-        for k, v in (("k_dbt2", 1.87), ("k_reaim", 1.35), ("k_specweb", 1.35), ("k_specjapp", 0.44),
-                     ("k_specjbb", 1.9)):
-            ps.add(k, v, min=0.05, max=20.0, unit="1",
+                      "printed (fitted; starts at ~5 ms per disk access shared by 14 disks, assumed)")
+        for k in ("k_dbt2", "k_reaim", "k_specweb", "k_specjapp", "k_specjbb"):
+            ps.add(k, 1.0, min=0.05, max=20.0, unit="1",
                    source="kernel-activity multiplier of the benchmark's counts (PROFILES), shared by its 4- and "
-                          "8-way rows; fitted")
-        ps.add("switch_time", d.switch_time, vary=False, unit="s", source="KernelCosts default (assumed)")
-        ps.add("io_request_time", d.io_request_time, vary=False, unit="s", source="KernelCosts default (assumed)")
-        ps.add("net_request_time", d.net_request_time, vary=False, unit="s", source="KernelCosts default (assumed)")
-        ps.add("thread_sync_time", d.thread_sync_time, vary=False, unit="s", source="KernelCosts default (assumed)")
-        ps.add("bounce_time_per_byte", 0.5e-9, vary=False, unit="s/B",
-               source="bounce-buffer copy at ~2 GB/s (assumed; OSDL 'Bounce Buffer Avoidance': 'Eliminate copy "
-                      "overhead')")
-        ps.add("fork_time", d.fork_time, vary=False, unit="s", source="KernelCosts default (assumed)")
-        ps.add("pte_chain_fork_extra", d.pte_chain_fork_extra, vary=False, unit="s",
-               source="KernelCosts default (assumed; ibmsj: PTE chains slow process creation and exit)")
-        ps.add("antic_expire", 6e-3, vary=False, unit="s",
-               source="antic_expire HZ/150 at HZ = 1000 (x86 2.6.0), 6 ms")
-        # dbench (zSeries)
-        ps.add("dbench_cpu_time", 19.5e-6, min=1e-7, max=1e-3, unit="s",
-               source="CPU per 4 KB page outside memory management (dbench, fitted)")
-        ps.add("purge", 0.23e-6, min=0.0, max=1e-4, unit="s", source="global TLB purge stall, per purge (fitted)")
-        ps.add("purge_per_cpu", 0.0166e-6, min=0.0, max=1e-5, unit="s",
-               source="global TLB purge stall, per CPU quiesced (fitted)")
+                          "8-way rows; fitted (starts at 1: the counts as read)")
+        ps.add("dbench_cpu_time", 10e-6, min=1e-7, max=1e-3, unit="s",
+               source="CPU per 4 KB page outside memory management (dbench, fitted; starts at 10 us, assumed: a "
+                      "4 KB copy plus a few system calls)")
         ps.add("ipte_relative", 0.05, vary=False, unit="1",
                source="IPTE stall relative to a purge ('much faster than the alternative'; assumed)")
         return ps
@@ -288,15 +267,8 @@ class KernelVersionsModel(Model):
     # ------------------------------------------------------------------ building blocks
     @staticmethod
     def costs(p) -> KernelCosts:
-        ic = InstructionCosts(purge=p["purge"], purge_per_cpu=p["purge_per_cpu"],
-                              ipte=p["ipte_relative"] * p["purge"], ipte_per_cpu=p["ipte_relative"] * p["purge_per_cpu"])
-        return KernelCosts(switch_time=p["switch_time"], scan_time=p["scan_time"], runqueue_hold=p["runqueue_hold"],
-                           io_request_time=p["io_request_time"], io_lock_hold=p["io_lock_hold"],
-                           segment_time=p["segment_time"], bounce_time_per_byte=p["bounce_time_per_byte"],
-                           net_request_time=p["net_request_time"], net_extra_time=p["net_extra_time"],
-                           thread_sync_time=p["thread_sync_time"], linuxthreads_extra=p["linuxthreads_extra"],
-                           fork_time=p["fork_time"], pte_chain_fork_extra=p["pte_chain_fork_extra"],
-                           antic_expire=p["antic_expire"], antic_miss=p["antic_miss"], instruction_costs=ic)
+        r = p["ipte_relative"]
+        return to_dataclass(KernelCosts, p, ipte=r * p["purge"], ipte_per_cpu=r * p["purge_per_cpu"])
 
     @staticmethod
     def workload(bench: str, cpus: int, p) -> WorkloadProfile:
@@ -325,19 +297,12 @@ class KernelVersionsModel(Model):
                     self.costs(p), io_scheduler=sched, clients=clients)
         return r
 
-    def _memo(self, key, func):
-        if key not in self._cache:
-            if len(self._cache) > 20000:
-                self._cache.clear()
-            self._cache[key] = func()
-        return self._cache[key]
-
     def pair(self, bench: str, cpus: int, p) -> tuple[float, float]:
         """Throughput with 2.4 and with 2.6.0 (ReAIM: peaks over :data:`REAIM_PROCESSES`) [1/s]."""
         own = PROFILES[bench]["intensity"]
         key = ("pair", bench, cpus) + tuple(v for n, v in sorted(p.items())
                                              if not (n.startswith("k_") and n != own) and n not in _DBENCH_PARAMS)
-        return self._memo(key, lambda: self._pair(bench, cpus, p))
+        return self.memo(key, lambda: self._pair(bench, cpus, p))
 
     def _pair(self, bench: str, cpus: int, p) -> tuple[float, float]:
         if bench == "reaim":
@@ -362,7 +327,7 @@ class KernelVersionsModel(Model):
         """dbench memory transfer rate [MB/s] for CPUs 1..MAX_CPUS (one client per CPU)."""
         n = tuple(range(1, MAX_CPUS + 1)) if cpus is None else tuple(int(c) for c in np.atleast_1d(cpus))
         key = ("dbench", kernel, n) + tuple(p[k] for k in _DBENCH_PARAMS)
-        return self._memo(key, lambda: self._dbench_rates(kernel, p, n)).copy()
+        return self.memo(key, lambda: self._dbench_rates(kernel, p, n)).copy()
 
     def _dbench_rates(self, kernel: str, p, n) -> np.ndarray:
         w = WorkloadProfile("dbench", clients=1, user_time=p["dbench_cpu_time"], page_events=1)
@@ -454,22 +419,12 @@ class KernelVersionsModel(Model):
         return bool(t26[0] == t26[1] and t24[1] > t24[0])
 
 
-def measurements():
-    """The catalog rows this calibration uses, with :data:`FIT_KINDS` applied."""
-    ids = list(OSDL_ROWS) + list(IOSCHED_ROWS) + list(DBENCH_ROWS) + list(SHAPE_IDS)
-    return catalog_rows(ids, FIT_KINDS)
-
-
-def calibrate_kernel_versions(**kwargs):
-    """Fit :class:`KernelVersionsModel`; returns the CalibrationResult (``report()``)."""
-    kw = dict(exclude=EXCLUDED, scale=SCALES, weights=WEIGHTS, **FIT_SETTINGS)
-    kw.update(kwargs)
-    return calibrate(KernelVersionsModel(), measurements(), **kw)
-
-
-def cross_validate_kernel_versions(progress: bool | None = False, **kwargs):
-    """Leave-one-out over the fitted rows (:func:`zmodel.calibration.cross_validate`)."""
-    kw = dict(exclude=EXCLUDED, scale=SCALES, weights=WEIGHTS, **FIT_SETTINGS)
-    kw["max_nfev"] = 15
-    kw.update(kwargs)
-    return cross_validate(KernelVersionsModel(), measurements(), progress=progress, **kw)
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="kernel_versions", layer="kernel", order=5, model=KernelVersionsModel,
+    rows=tuple(OSDL_ROWS) + IOSCHED_ROWS + DBENCH_ROWS + SHAPE_IDS, kinds=FIT_KINDS, scales=SCALES,
+    weights=WEIGHTS, exclude=EXCLUDED, settings=FIT_SETTINGS, leave_one_out_in_summary=False,
+    title="Kernel versions composed: Linux 2.4.21 vs 2.6.x feature sets")
+measurements = CALIBRATION.measurements
+calibrate_kernel_versions = CALIBRATION.run
+cross_validate_kernel_versions = CALIBRATION.cross_validate

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import math
 
-from zmodel.calibration import Model, Parameters, calibrate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters
+from zmodel.fits import Calibration
 from zmodel.hardware.network import AWM_WORKLOADS, NetworkAdapter, NetworkPath, StackCost
 
 SOURCE = "002_3ef25dc9d706703e.txt"
@@ -168,23 +168,10 @@ class NetworkModel(Model):
         return all(b > a for a, b in zip(g, g[1:]))
 
 
-def measurements():
-    """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS) + list(CONFIG_IDS), FIT_KINDS)
-
-
-def calibrate_network():
-    """Fit :class:`NetworkModel` to the WAVV 2008 networking statements.
-
-    Returns
-    -------
-    zmodel.calibration.CalibrationResult
-        ``.report()`` gives the parameter and residual tables.
-
-    Examples
-    --------
-    >>> fit = calibrate_network()
-    >>> fit.residuals.set_index("id").loc["wavv08.10gbe-streaming-max-gain", "measured"]
-    np.float64(3.4)
-    """
-    return calibrate(NetworkModel(), measurements(), exclude=list(CONFIG_IDS))
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="network", layer="hardware", order=4, model=NetworkModel,
+    rows=tuple(FIT_KINDS) + SHAPE_IDS + CONFIG_IDS, kinds=FIT_KINDS, exclude=CONFIG_IDS,
+    title="Network adapters: OSA-Express2 round trips and 10 GbE streaming (WAVV 2008)")
+measurements = CALIBRATION.measurements
+calibrate_network = CALIBRATION.run

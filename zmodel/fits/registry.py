@@ -1,15 +1,17 @@
-"""The one list of calibrations: which fits exist, their titles, where their functions live.
+"""The one list of calibrations: every fit module of :mod:`zmodel.fits` that exports ``CALIBRATION``.
 
-Both ``zmodel calibrate`` (:mod:`zmodel.cli`) and ``make report`` (:mod:`zmodel.report`)
-read :data:`CALIBRATIONS`. Each entry names its function by a ``"module:function"``
-string, imported only when the calibration is run, so listing the registry costs no
-import of scipy or of the models, and a fit whose module has not landed yet is
-reported as unavailable instead of breaking everything else.
+The list is found, not written: each module ``zmodel/fits/<name>.py`` that defines a
+:class:`zmodel.fits.Calibration` named ``CALIBRATION`` is a registered calibration, in the
+report order of its layer (queueing, hardware, kernel, then the summaries) and of its
+``order`` within the layer. Adding an area therefore touches its model, its fit module,
+its catalog rows, its tests and its notebook -- not this file. ``zmodel calibrate``
+(:mod:`zmodel.cli`), ``make report`` (:mod:`zmodel.report`), the kernel summary
+(:mod:`zmodel.fits.kernel_report`) and the notebooks read :data:`CALIBRATIONS`.
 
-Every registered function takes no required argument and returns an object with a
-``report()`` method (a :class:`zmodel.calibration.CalibrationResult`, or for
-``dasd`` a :class:`zmodel.fits.dasd.DasdFitResult`, which has ``report()`` but not the
-``to_frame("residuals")`` views of the catalog engine).
+Each entry names its calibration by a ``"module:CALIBRATION"`` target; :func:`load`
+returns the calibration object, which is callable (``run()``) and returns an object with
+a ``report()`` method. A module that fails to import is reported as unavailable instead of
+breaking everything else.
 
 Examples
 --------
@@ -17,25 +19,29 @@ Examples
 >>> areas()[0]
 'usl'
 >>> [e.target for e in select(["storage"])]
-['zmodel.fits.storage:calibrate_storage']
->>> select(["nonsense"])
+['zmodel.fits.storage:CALIBRATION']
+>>> select(["nonsense"])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown calibration area 'nonsense'; known: usl, channels, storage, dasd, network, crypto, kernel_memory, kernel_hypervisor, kernel_locks, kernel_iopath, kernel_numa, kernel_versions, kernel
+ValueError: unknown calibration area 'nonsense'; known: usl, channels, storage, ...
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import pkgutil
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 __all__ = ["Calibration", "CALIBRATIONS", "CalibrationUnavailable", "areas", "select", "is_available",
-           "load", "available"]
+           "load", "available", "calibrations", "discover"]
+
+_PACKAGE = "zmodel.fits"
+_NOT_FITS = {"registry"}
 
 
 class Calibration(NamedTuple):
-    """One registered calibration.
+    """One registry entry (the light view the CLI lists without running anything).
 
     Attributes
     ----------
@@ -44,44 +50,44 @@ class Calibration(NamedTuple):
     title : str
         Heading of its report section.
     target : str
-        ``"module:function"``; the function takes no required argument and returns an
-        object with ``report()``.
+        ``"module:attribute"``; the attribute is callable with no required argument and
+        returns an object with ``report()`` (for the fit modules: their ``CALIBRATION``).
+    layer : str
+        The calibration's layer (:data:`zmodel.fits.LAYERS`).
     """
 
     area: str
     title: str
     target: str
+    layer: str = ""
+
+
+def discover() -> list[Calibration]:
+    """Entries of every fit module exporting ``CALIBRATION``, in report order."""
+    from zmodel.fits import LAYERS
+    from zmodel.fits import Calibration as Declared
+
+    import zmodel.fits as package
+
+    found = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name in _NOT_FITS or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{_PACKAGE}.{info.name}")
+        cal = getattr(module, "CALIBRATION", None)
+        if isinstance(cal, Declared):
+            found.append((LAYERS.index(cal.layer), cal.order, cal.area,
+                          Calibration(cal.area, cal.title, f"{module.__name__}:CALIBRATION", cal.layer)))
+    found.sort(key=lambda t: t[:3])
+    entries = [t[3] for t in found]
+    dup = sorted({e.area for e in entries if [x.area for x in entries].count(e.area) > 1})
+    if dup:
+        raise ValueError(f"calibration areas must be unique; declared twice: {', '.join(dup)}")
+    return entries
 
 
 #: The registry, in report order: the first fit, then the hardware layer, then the kernel layer.
-CALIBRATIONS: list[Calibration] = [
-    Calibration("usl", "Universal Scalability Law vs dbench memory throughput, Linux 2.4 and 2.6 "
-                "(IBM Systems Journal, Figure 1)", "zmodel.fits.usl:calibrate_usl_dbench"),
-    Calibration("channels", "Channel subsystem: FICON and FCP at 2 and 4 Gbit/s, direct I/O, multipathing "
-                "(WAVV 2008)", "zmodel.fits.channels:calibrate_channels"),
-    Calibration("storage", "Storage servers: ESS F20, ESS 800, DS8300 configurations, DS8300 vs ESS, "
-                "TSM ECKD vs SCSI (WAVV 2008, zSeries Expo 2003)", "zmodel.fits.storage:calibrate_storage"),
-    Calibration("dasd", "DASD volume vs the /proc/dasd/statistics sample (zSeries Expo 2003)",
-                "zmodel.fits.dasd:fit_dasd_statistics"),
-    Calibration("network", "Network adapters: OSA-Express2 round trips and 10 GbE streaming (WAVV 2008)",
-                "zmodel.fits.network:calibrate_network"),
-    Calibration("crypto", "SSL and crypto hardware: CEX2A handshakes, CPACF, WebSEAL (WAVV 2008)",
-                "zmodel.fits.crypto:calibrate_crypto"),
-    Calibration("kernel_memory", "Memory management: TLB/ISKE costs and dbench scaling of Linux 2.4 vs 2.6, "
-                "page-table and sysfs memory (IBM Systems Journal, OSDL)",
-                "zmodel.fits.kernel_memory:calibrate_kernel_memory"),
-    Calibration("kernel_hypervisor", "Hypervisors: steal time of the top snapshot, timer ticks, idle guests "
-                "(WAVV 2008, IBM Systems Journal)", "zmodel.fits.kernel_hypervisor:calibrate_kernel_hypervisor"),
-    Calibration("kernel_locks", "Lock contention: Altix cache lines and spinlocks, io_request_lock, BKL "
-                "(Altix, IBM Systems Journal, OSDL, WAVV 2008)", "zmodel.fits.kernel_locks:calibrate_kernel_locks"),
-    Calibration("kernel_iopath", "Block I/O path of Linux 2.4 vs 2.6: request queues, I/O schedulers, unplugging",
-                "zmodel.fits.kernel_iopath:calibrate_kernel_iopath"),
-    Calibration("kernel_numa", "NUMA placement and memory locality", "zmodel.fits.kernel_numa:calibrate_kernel_numa"),
-    Calibration("kernel_versions", "Kernel versions composed: Linux 2.4.21 vs 2.6.x feature sets",
-                "zmodel.fits.kernel_versions:calibrate_kernel_versions"),
-    Calibration("kernel", "Kernel calibration summary: every kernel area's fitted and leave-one-out errors",
-                "zmodel.fits.kernel_report:kernel_calibration_report"),
-]
+CALIBRATIONS: list[Calibration] = discover()
 
 
 class CalibrationUnavailable(LookupError):
@@ -131,12 +137,12 @@ def is_available(entry: Calibration | str) -> bool:
 
 
 def load(entry: Calibration | str) -> Callable:
-    """Import the entry's function.
+    """Import the entry's calibration (callable: ``load(entry)()`` runs it).
 
     Raises
     ------
     CalibrationUnavailable
-        When the module is missing, fails to import, or lacks the function.
+        When the module is missing, fails to import, or lacks the attribute.
     """
     target = entry.target if isinstance(entry, Calibration) else entry
     module, func = _split(target)
@@ -155,3 +161,8 @@ def load(entry: Calibration | str) -> Callable:
 def available() -> list[Calibration]:
     """The entries whose module can be found (not imported)."""
     return [entry for entry in CALIBRATIONS if is_available(entry)]
+
+
+def calibrations(layer: str | None = None) -> list:
+    """The declared :class:`zmodel.fits.Calibration` objects, in report order (optionally of one layer)."""
+    return [load(e) for e in CALIBRATIONS if layer is None or e.layer == layer]

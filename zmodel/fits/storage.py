@@ -47,7 +47,8 @@ import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, calibrate
+from zmodel.fits import Calibration
+from zmodel.calibration import Model, Parameters
 from zmodel.hardware.storage import StorageServer
 from zmodel.units import GiB as _GB, KiB, MiB as _MB
 
@@ -166,28 +167,10 @@ class StorageModel(Model):
         return out
 
 
-def calibrate_storage(links: int = LINKS, data_dir=None):
-    """Calibrate the storage model against the catalog rows in :data:`MEASUREMENT_IDS`.
-
-    Parameters
-    ----------
-    links : int
-        Host links per server in the iozone comparison [1].
-    data_dir : path, optional
-        Override of the data folder (:func:`zmodel.data.data_folder`) for the catalog.
-
-    Returns
-    -------
-    zmodel.calibration.CalibrationResult
-        ``.report()`` prints the residual table (one row per documented number) and the
-        shape checks.
-    """
-    from zmodel.data import measurements
-
-    m = measurements(data_dir=data_dir) if data_dir is not None else measurements()
-    rows = m[m["id"].isin(MEASUREMENT_IDS)]
-    missing = sorted(set(MEASUREMENT_IDS) - set(rows["id"]))
-    if missing:
-        raise ValueError(f"catalog rows missing for the storage calibration: {missing}")
-    scale = {"ibmsj.zseries-internal-storage-devices": "absolute"}
-    return calibrate(StorageModel(links=links), rows, scale=scale)
+#: the calibration (registered in zmodel.fits.registry); ``links`` is a model option: ``run(links=2)``
+CALIBRATION = Calibration(
+    area="storage", layer="hardware", order=2, model=StorageModel, rows=MEASUREMENT_IDS,
+    scales={"ibmsj.zseries-internal-storage-devices": "absolute"},
+    title="Storage servers: ESS F20, ESS 800, DS8300 configurations, DS8300 vs ESS, TSM ECKD vs SCSI "
+          "(WAVV 2008, zSeries Expo 2003)")
+calibrate_storage = CALIBRATION.run

@@ -23,8 +23,9 @@ benchmark; the curves coincide at small N). ``kappa_26`` is fixed at 0: the pape
 states no drop for 2.6, only that it "does much better".
 
 How the three threshold statements enter the fit. The catalog records each with the
-bound word of its phrase; for the fit the threshold is read as follows (modelling
-choices, stated here and in the parameter/measurement notes):
+bound word of its phrase; for the fits the threshold is read as follows (modelling
+choices, written once in ``zmodel/_zmodel/_data/readings.csv`` and shared with
+:mod:`zmodel.fits.kernel_memory` and :mod:`zmodel.fits.kernel_versions`):
 
 * "quite similar up to 4": the largest N at which X_24/X_26 >= 0.85 (within 15 %) is
   at least 4 — a lower bound on that crossover;
@@ -42,8 +43,8 @@ import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, calibrate
-from zmodel.fits import catalog_rows
+from zmodel.calibration import Model, Parameters
+from zmodel.fits import Calibration
 from zmodel.queueing import usl
 
 SOURCE = "000_bf0694975d199a2d.txt"
@@ -51,14 +52,15 @@ SIMILAR_WITHIN = 0.85   # "quite similar": 2.4 within 15 % of 2.6
 MUCH_BETTER = 1.25      # "much better": 2.6 at least 25 % above 2.4
 _N_MAX = 1024.0         # search range of the crossovers [processors]
 
-#: catalog id -> kind used in this fit (see the module docstring)
-FIT_KINDS = {
-    "ibmsj.dbench-24-16cpu-mbps": "absolute",
-    "ibmsj.dbench-26-16cpu-mbps": "absolute",
-    "ibmsj.dbench-24-drop-above-20cpu": "absolute",
-    "ibmsj.fig1-similar-upto-4cpu": "lower_bound",
-    "ibmsj.fig1-26-better-from-8cpu": "upper_bound",
-}
+#: the Figure 1 rows; how each is read (kind and words) lives once in zmodel/_data/readings.csv, shared
+#: with zmodel.fits.kernel_memory and zmodel.fits.kernel_versions
+FIGURE1_ROWS = (
+    "ibmsj.dbench-24-16cpu-mbps",
+    "ibmsj.dbench-26-16cpu-mbps",
+    "ibmsj.dbench-24-drop-above-20cpu",
+    "ibmsj.fig1-similar-upto-4cpu",
+    "ibmsj.fig1-26-better-from-8cpu",
+)
 SHAPE_IDS = (
     "ibmsj.fig1-similar-upto-4cpu-shape",
     "ibmsj.fig1-26-better-from-8cpu-shape",
@@ -161,11 +163,10 @@ class DbenchUSL(Model):
         return _crossing(lambda n: 1.0 / self.ratio_24_to_26(n, p), MUCH_BETTER, rising=True)
 
 
-def measurements():
-    """The catalog rows this fit uses, with the kinds of :data:`FIT_KINDS` applied."""
-    return catalog_rows(list(FIT_KINDS) + list(SHAPE_IDS), FIT_KINDS)
-
-
-def calibrate_usl_dbench():
-    """Fit :class:`DbenchUSL` to the dbench statements; returns the CalibrationResult."""
-    return calibrate(DbenchUSL(), measurements())
+#: the calibration (registered in zmodel.fits.registry)
+CALIBRATION = Calibration(
+    area="usl", layer="queueing", order=0, model=DbenchUSL,
+    title="Universal Scalability Law vs dbench memory throughput, Linux 2.4 and 2.6 (IBM Systems Journal, Figure 1)",
+    rows=FIGURE1_ROWS + SHAPE_IDS)
+measurements = CALIBRATION.measurements
+calibrate_usl_dbench = CALIBRATION.run

@@ -45,6 +45,7 @@ import numpy as np
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized, check_fields
+from zmodel.queueing._params import param
 
 __all__ = [
     "KERNELS",
@@ -130,14 +131,24 @@ class InstructionCosts:
     2.6
     """
 
-    iske: float = 100e-9
-    sske: float = 100e-9
-    rrbe: float = 100e-9
-    pte_test: float = 20e-9
-    ipte: float = 50e-9
-    ipte_per_cpu: float = 5e-9
-    purge: float = 1e-6
-    purge_per_cpu: float = 0.1e-6
+    iske: float = param(100e-9, unit="s", range=(0.0, 10e-6),
+                        source="assumed order of magnitude (~100 cycles): ibmsj (000_bf0694975d199a2d.txt) 'Memory management', ISKE is 'quite expensive in terms "
+                               "of cycle times' (no count printed)")
+    sske: float = param(100e-9, unit="s", range=(0.0, 10e-6), source="assumed: as ISKE (ibmsj (000_bf0694975d199a2d.txt) 'Memory management')")
+    rrbe: float = param(100e-9, unit="s", range=(0.0, 10e-6), source="assumed: as ISKE (ibmsj (000_bf0694975d199a2d.txt) 'Memory management')")
+    pte_test: float = param(20e-9, unit="s", range=(0.0, 1e-6),
+                            source="assumed: a few cache-hitting loads per PTE visited")
+    ipte: float = param(50e-9, unit="s", range=(0.0, 10e-6),
+                        source="assumed: a twentieth of a global purge; ibmsj (000_bf0694975d199a2d.txt) 'Memory management': IPTE 'is much faster than the "
+                               "alternative implementation'")
+    ipte_per_cpu: float = param(5e-9, unit="s", range=(0.0, 1e-6),
+                                source="assumed: a twentieth of the purge's per-CPU part (ibmsj (000_bf0694975d199a2d.txt) 'Memory management')")
+    purge: float = param(1e-6, unit="s", range=(0.0, 100e-6),
+                         source="assumed order of magnitude (purge and TLB refill); zmodel.fits.kernel_memory "
+                                "fits it to ibmsj (000_bf0694975d199a2d.txt) 'Memory management' Figure 1")
+    purge_per_cpu: float = param(0.1e-6, unit="s", range=(0.0, 10e-6),
+                                 source="assumed order of magnitude (broadcast handshake per CPU quiesced); "
+                                        "fitted with purge")
 
     def __post_init__(self):
         check_fields(self)

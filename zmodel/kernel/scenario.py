@@ -571,7 +571,7 @@ class Scenario:
                              disk_utilization=float(r.disk_utilization[i]), steal=float(r.steal[i]),
                              memory_overhead=float(r.memory_overhead), features=r.features,
                              parameters=f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
-                                        f"{r.parameters}, {extra}", saturated=saturated, model=MODEL_CLOSED))
+                                        f"{r.parameters_text()}, {extra}", saturated=saturated, model=MODEL_CLOSED))
             if saturated:  # no capacity left: nothing completes (not an absurd finite number)
                 rows[-1].update(throughput=0.0, response_time=math.inf)
         return rows
@@ -607,7 +607,7 @@ class Scenario:
                     cpu_utilization=u_cpu * phi, channel_utilization=max(utils[1:4]), disk_utilization=utils[4],
                     steal=u_cpu * (1 - phi), memory_overhead=float(r.memory_overhead), features=r.features,
                     parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
-                               f"tx_rate={lam:.4g}, {r.parameters}, {extra}",
+                               f"tx_rate={lam:.4g}, {r.parameters_text()}, {extra}",
                     saturated=", ".join(saturated), model=MODEL_OPEN)
 
     @vectorized

@@ -47,11 +47,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
+from zmodel.queueing._params import param
 from zmodel.queueing import mva
 from zmodel.queueing._result import Result
 from zmodel.conventions import as_count, as_fraction, vectorized, check_fields
@@ -76,6 +78,8 @@ __all__ = [
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
+    "FIXED_POINT_TOL",
+    "format_parameters",
 ]
 
 _IBMSJ = "000_bf0694975d199a2d.txt"
@@ -85,6 +89,8 @@ _ALTIX = "003_b2fdde8a1106fead.txt"
 
 #: fixed-point iterations of :func:`compose` (spin fraction, anticipatory idling)
 FIXED_POINT_ITERATIONS = 6
+#: a composition whose last fixed-point pass changes a utilization by less than this has converged [1]
+FIXED_POINT_TOL = 1e-6
 #: the I/O schedulers a version may offer (feature ``<name>_scheduler``)
 IO_SCHEDULERS = ("deadline", "anticipatory", "cfq", "noop")
 
@@ -501,27 +507,52 @@ class KernelCosts:
     True
     """
 
-    switch_time: float = 3e-6
-    scan_time: float = 0.1e-6
-    runqueue_hold: float = 0.5e-6
-    io_request_time: float = 20e-6
-    io_lock_hold: float = 3e-6
-    segment_time: float = 0.3e-6
-    bounce_time_per_byte: float = 1.0 / 1.0e9
-    copy_time_per_byte: float = 1.0 / 1.0e9
-    unplug_time_per_queue: float = 50e-9
-    net_request_time: float = 30e-6
-    net_extra_time: float = 20e-6
-    thread_sync_time: float = 1e-6
-    linuxthreads_extra: float = 5e-6
-    fork_time: float = 200e-6
-    pte_chain_fork_extra: float = 50e-6
-    antic_expire: float = 6e-3
-    antic_miss: float = 1.0
+    switch_time: float = param(3e-6, unit="s", range=(0.1e-6, 100e-6),
+                               source=_ASSUMED + " (a context switch is a few microseconds)")
+    scan_time: float = param(0.1e-6, unit="s", range=(0.0, 10e-6),
+                             source=_ASSUMED + " (goodness() is tens of instructions per runnable task)")
+    runqueue_hold: float = param(0.5e-6, unit="s", range=(0.0, 100e-6),
+                                 source=_ASSUMED + " (a few hundred instructions under the runqueue lock)")
+    io_request_time: float = param(20e-6, unit="s", range=(1e-6, 1e-3),
+                                   source=_ASSUMED + " (block layer and driver per request)")
+    io_lock_hold: float = param(3e-6, unit="s", range=(0.0, 100e-6),
+                                source=_ASSUMED + " (queue manipulation under io_request_lock)")
+    segment_time: float = param(0.3e-6, unit="s", range=(0.0, 10e-6),
+                                source=_ASSUMED + " (one buffer head per 512 bytes, OSDL 'Large Block I/O')")
+    bounce_time_per_byte: float = param(1.0 / 1.0e9, unit="s/B", range=(0.0, 1e-8),
+                                        source="assumed: a memory-to-memory copy at ~1 GB/s")
+    copy_time_per_byte: float = param(1.0 / 1.0e9, unit="s/B", range=(0.0, 1e-8),
+                                      source="assumed: a memory-to-memory copy at ~1 GB/s")
+    unplug_time_per_queue: float = param(50e-9, unit="s", range=(0.0, 10e-6),
+                                         source=_ASSUMED + " (a list walk step per request queue)")
+    net_request_time: float = param(30e-6, unit="s", range=(1e-6, 1e-3),
+                                    source=_ASSUMED + " (TCP/IP stack per request with TSO and NAPI)")
+    net_extra_time: float = param(20e-6, unit="s", range=(0.0, 2e-3),
+                                  source=_ASSUMED + " (segmentation and per-packet interrupts without "
+                                                    "TSO/NAPI, OSDL 'Networking')")
+    thread_sync_time: float = param(1e-6, unit="s", range=(0.1e-6, 100e-6),
+                                    source=_ASSUMED + " (an uncontended futex is a system call)")
+    linuxthreads_extra: float = param(5e-6, unit="s", range=(0.0, 1e-3),
+                                      source=_ASSUMED + " (signals and the manager thread, OSDL 'Linux "
+                                                        "Threads vs NPTL')")
+    fork_time: float = param(200e-6, unit="s", range=(10e-6, 10e-3),
+                             source=_ASSUMED + " (process creation and exit copy page tables)")
+    pte_chain_fork_extra: float = param(50e-6, unit="s", range=(0.0, 10e-3),
+                                        source=_ASSUMED + " (ibmsj: PTE chains slow process creation and exit)")
+    antic_expire: float = param(6e-3, unit="s", range=(0.0, 0.1),
+                                source="Linux 2.6.0 anticipatory scheduler: antic_expire = HZ/150, 6 ms at HZ = 1000")
+    antic_miss: float = param(1.0, unit="1", range=(0.0, 1.0),
+                              source="assumed: worst case, every anticipation on a multi-spindle server is wasted "
+                                     "(ibmsj: AS assumes 'a disk has only one moving head')")
     instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
-    sysfs_files_per_device: float = 10.0
-    sysfs_bytes_per_file: float = 1500.0
-    pte_chain_bytes: float = 8.0
+    sysfs_files_per_device: float = param(10.0, unit="1", range=(1.0, 1000.0),
+                                          source="assumed: device and subchannel directories and attributes "
+                                                 "(ibmsj: 'each device creates multiple files in sysfs')")
+    sysfs_bytes_per_file: float = param(1500.0, unit="B", range=(64.0, 65536.0),
+                                        source="assumed: inode + dentry + sysfs structures per file; "
+                                               "zmodel.fits.kernel_memory fits it to ibmsj '50 to 100 MB more'")
+    pte_chain_bytes: float = param(8.0, unit="B", range=(4.0, 64.0),
+                                   source="assumed: one pointer pair per mapped page per process (rmap PTE chains)")
 
     def __post_init__(self):
         if not isinstance(self.instruction_costs, InstructionCosts):
@@ -730,8 +761,17 @@ class SystemResult(Result):
         clients' shared buffer, PTE chains [B].
     features : str
         Comma-separated features that entered the prediction.
-    parameters : str
-        ``name=value`` list of the model parameters used.
+    parameters : mapping
+        The model quantities used, by name: ``cpus``, ``speed`` (relative processor speed),
+        ``dispatch`` (dispatch fraction), ``disks``, ``paths`` (channel paths),
+        ``io_scheduler``, ``spin_strategy``, ``D_cpu`` and ``D_disk`` (demands of the
+        largest population [s]), ``spin`` (spin fraction there) and ``Z`` (think time [s]).
+    residual : float
+        Largest change of a utilization (per-CPU busy fraction, disk) in the last pass of
+        the fixed point [1].
+    converged : bool
+        Whether ``residual`` is below :data:`FIXED_POINT_TOL` after
+        :data:`FIXED_POINT_ITERATIONS` passes.
     """
 
     clients: Any
@@ -746,7 +786,13 @@ class SystemResult(Result):
     disk_demand: Any
     memory_overhead: float
     features: str
-    parameters: str
+    parameters: Mapping[str, Any]
+    residual: float = 0.0
+    converged: bool = True
+
+    def parameters_text(self) -> str:
+        """The parameters as one ``name=value, ...`` line (demands and think time in seconds)."""
+        return format_parameters(self.parameters)
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -1022,6 +1068,7 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     u_cpu = np.ones(B)
     u_disk = np.zeros(B)
     runnable = np.maximum(1.0, w.runnable_fraction * pop.astype(float))
+    residual = math.inf
     for _ in range(FIXED_POINT_ITERATIONS):
         t = kernel_cpu_time(f, w, s, c, runnable=runnable)
         base = (t["user"] + np.asarray(t["scheduler"], dtype=float) + t["block_io"] + t["network"]
@@ -1049,27 +1096,54 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
         x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
         util = np.atleast_2d(np.asarray(r.utilization, dtype=float))
         u_new = np.clip(util[:, 0], 0.0, 1.0)
-        u_cpu = np.where(pop > 0, u_new, 1.0)
-        u_disk = np.clip(util[:, 4], 0.0, 1.0)
+        u_cpu_next = np.where(pop > 0, u_new, 1.0)
+        u_disk_next = np.clip(util[:, 4], 0.0, 1.0)
+        residual = float(max(np.max(np.abs(u_cpu_next - u_cpu)), np.max(np.abs(u_disk_next - u_disk))))
+        u_cpu, u_disk = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
-        runnable = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
+        runnable_next = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
+        if residual == 0.0 and np.array_equal(runnable_next, runnable):
+            break  # an exact fixed point: every further pass would repeat this one bit for bit
+        runnable = runnable_next
     with np.errstate(invalid="ignore", divide="ignore"):
         resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - w.think_time, 0.0)
     u_station = np.where(pop > 0, util[:, 0], 0.0)
     chan_u = np.max(util[:, 1:4], axis=1)
     mem = memory_overhead(f, w, s, c)
     used = sorted(_used_features(f, w, s, sched))
-    params = (f"cpus={cpus}, speed={s.cpu_speed:.4g}, dispatch={phi:.4g}, disks={s.disks}, "
-              f"paths={s.channel_paths}, io_scheduler={sched}, spin_strategy={strategy}, "
-              f"D_cpu={float(d_cpu[-1]):.4g}s, D_disk={float(d_disk[-1]):.4g}s, "
-              f"spin={float(spin_total[-1]):.4g}, Z={w.think_time:.4g}s")
+    params = dict(cpus=cpus, speed=float(s.cpu_speed), dispatch=float(phi), disks=s.disks,
+                  paths=s.channel_paths, io_scheduler=sched, spin_strategy=strategy,
+                  D_cpu=float(d_cpu[-1]), D_disk=float(d_disk[-1]), spin=float(spin_total[-1]),
+                  Z=float(w.think_time))
     out = dict(clients=pop.astype(float), throughput=x, response_time=np.maximum(resp, 0.0),
                cpu_utilization=u_station * phi, steal=u_station * (1.0 - phi), spin_fraction=spin_total,
                channel_utilization=chan_u, disk_utilization=np.where(pop > 0, util[:, 4], 0.0),
                cpu_demand=d_cpu, disk_demand=d_disk)
     if scalar:
         out = {k: float(v[0]) for k, v in out.items()}
-    return SystemResult(**out, memory_overhead=mem, features=",".join(used), parameters=params)
+    return SystemResult(**out, memory_overhead=mem, features=",".join(used), parameters=params,
+                        residual=residual, converged=bool(residual < FIXED_POINT_TOL))
+
+
+#: parameters of :attr:`SystemResult.parameters` given in seconds (``s`` suffix in the text form)
+_SECONDS = ("D_cpu", "D_disk", "Z")
+
+
+def format_parameters(parameters: Mapping[str, Any]) -> str:
+    """``name=value, ...`` text of a parameter mapping (numbers to 4 significant digits, ``s`` for times).
+
+    Examples
+    --------
+    >>> format_parameters({"cpus": 2, "D_cpu": 1.5e-5, "io_scheduler": "deadline"})
+    'cpus=2, D_cpu=1.5e-05s, io_scheduler=deadline'
+    """
+    out = []
+    for k, v in parameters.items():
+        if isinstance(v, float):
+            out.append(f"{k}={v:.4g}{'s' if k in _SECONDS else ''}")
+        else:
+            out.append(f"{k}={v}")
+    return ", ".join(out)
 
 
 def _used_features(f: frozenset, w: WorkloadProfile, s: SystemConfig, sched: str) -> set:
