@@ -443,6 +443,9 @@ def spinlock_strategy(features) -> str:
 # =====================================================================================
 # composition
 # =====================================================================================
+_ASSUMED = "assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths"
+
+
 @dataclasses.dataclass(frozen=True)
 class KernelCosts:
     r"""CPU and device costs of the kernel paths the features change (one execution each).
