@@ -23,6 +23,7 @@ from zmodel.queueing import (
     machine_repairman, md1, mg1, mixed_network, mm1, mmc, mmck, mva, mva_multiclass, open_multiclass,
     simulate_closed_network, simulate_station, usl, usl_fit,
 )
+from zmodel.queueing import ctmc, distributions, loaddep, multiclass, priority, routing
 from zmodel.hardware import channels, crypto, dasd, network, storage
 from zmodel.kernel import hypervisor, iopath, locks, memory, numa, scenario, versions
 
@@ -200,6 +201,55 @@ CASES: list[Case] = [
     Case("simulation.simulate_closed_network", simulate_closed_network,
          dict(service_demands=[0.1, 0.05], population=3, replications=2, horizon=100.0, warmup=10.0),
          checked=("service_demands", "population")),
+    # ------------------------------------------------------------------ queueing: issue 13 solvers
+    Case("loaddep.mva_load_dependent", loaddep.mva_load_dependent,
+         dict(service_demands=[[0.1, 0.05], [0.02, 0.3]], populations=[3, 2], think_times=1.0, servers=[2, 1]),
+         checked=("populations", "think_times")),
+    # (the probabilities vector's length follows the population: no batch check across populations)
+    Case("loaddep.finite_source", loaddep.finite_source,
+         dict(population=4, think_time=1.0, service_rate=[1.0, 2.0, 2.0, 2.0]), checked=("population", "think_time")),
+    Case("loaddep.finite_source_probabilities", loaddep.finite_source_probabilities,
+         dict(population=[3], think_time=[1.0], log_service_rate=[[0.0, 0.5, 0.5]]),
+         checked=("population", "think_time")),
+    Case("loaddep.flow_equivalent_server", loaddep.flow_equivalent_server,
+         dict(service_demands=[0.1, 0.05], population=4, servers=[2, 1]), checked=("service_demands", "population")),
+    Case("multiclass.multiclass_bounds", multiclass.multiclass_bounds,
+         dict(service_demands=[[0.1, 0.05], [0.02, 0.3]], populations=[3, 2], think_times=1.0),
+         checked=("service_demands", "populations")),
+    Case("multiclass.bottleneck_mixes", multiclass.bottleneck_mixes,
+         dict(service_demands=[[0.1, 0.05], [0.02, 0.3]]), checked=("service_demands",)),
+    Case("distributions.marginal_probabilities", distributions.marginal_probabilities,
+         dict(service_demands=[0.1, 0.05], population=5, think_time=1.0), checked=("population", "think_time")),
+    Case("distributions.mmc_percentiles", distributions.mmc_percentiles,
+         dict(arrival_rate=50.0, service_time=0.03, servers=2, percentile=0.9), ("arrival_rate", "service_time"),
+         checked=("arrival_rate", "service_time", "servers"), overload=dict(arrival_rate=100.0)),
+    Case("distributions.closed_station_percentiles", distributions.closed_station_percentiles,
+         dict(service_demands=[0.1, 0.05], population=3, percentile=0.9, think_time=1.0),
+         checked=("population", "think_time")),
+    Case("distributions.closed_cycle_percentile", distributions.closed_cycle_percentile,
+         dict(service_demands=[0.1, 0.05], population=3, percentile=0.9, think_time=1.0),
+         checked=("population", "think_time")),
+    Case("priority.priority_station", priority.priority_station,
+         dict(arrival_rates=[2.0, 3.0], service_times=[0.1, 0.1], priorities=[0, 1]),
+         checked=("arrival_rates", "service_times", "priorities")),
+    Case("priority.open_priority_network", priority.open_priority_network,
+         dict(arrival_rates=[2.0, 3.0], service_times=[[0.1, 0.05], [0.1, 0.02]], priorities=[0, 1]),
+         checked=("arrival_rates", "priorities")),
+    Case("priority.mva_priority", priority.mva_priority,
+         dict(service_times=[[0.1, 0.05], [0.1, 0.02]], populations=[2, 2], priorities=[0, 1], think_times=1.0),
+         checked=("populations", "priorities", "think_times")),
+    Case("routing.routing_visits", routing.routing_visits,
+         dict(routing=[[0.0, 1.0], [1.0, 0.0]]), checked=()),
+    Case("routing.routed_network", routing.routed_network,
+         dict(service_times=[0.1, 0.05], routing=[[0.0, 1.0], [1.0, 0.0]], populations=[3]),
+         checked=("service_times", "populations")),
+    Case("ctmc.ctmc_steady_state", ctmc.ctmc_steady_state,
+         dict(generator=[[-1.0, 1.0], [2.0, -2.0]]), checked=()),
+    Case("ctmc.ctmc_transient", ctmc.ctmc_transient,
+         dict(generator=[[-1.0, 1.0], [2.0, -2.0]], initial=[1.0, 0.0], times=[0.5, 1.0]), checked=("times",)),
+    Case("ctmc.finite_capacity_network", ctmc.finite_capacity_network,
+         dict(service_times=[0.1, 0.2], routing=[[0.0, 1.0], [1.0, 0.0]], capacity=[3, 3], population=4),
+         checked=("service_times", "capacity", "population")),
     # ------------------------------------------------------------------ hardware: channels
     Case("channels.ChannelLink", channels.ChannelLink,
          dict(protocol="FICON", data_rate=200e6, command_time=1e-4), constructor=True),
@@ -502,6 +552,13 @@ EXEMPT = {
     "scenario.Scenario.system": "internal step of Scenario.predict, covered through it",
     "catalog.*": "reads the hardware catalog (data access, checked in test_hw_catalog), not a model",
     "symbolic.*": "exact SymPy expressions of the formulas, not numeric models",
+    "ctmc.finite_capacity_generator": "builds the sparse generator of finite_capacity_network (a matrix, not a"
+                                      " model result); its inputs are checked through finite_capacity_network",
+    "multiclass.amva_multiserver_residence": "internal step of amva(multiserver=...) (one residence-time update),"
+                                             " covered through amva",
+    "versions.format_parameters": "formats a parameter mapping as text (the Scenario's text column), no model",
+    "multiclass.mixed_multiserver": "internal solver mixed_network hands multi-server networks to (returns the"
+                                    " fields of MixedNetworkResult), covered through mixed_network",
 }
 
 

@@ -21,7 +21,8 @@ from typing import ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, as_servers, series_index, wrap, warn_saturated
+from ._validate import as_float_array, as_int_array, as_servers, warn_saturated
+from zmodel.conventions import vectorized
 
 __all__ = ["marginal_probabilities", "mmc_percentiles", "closed_station_percentiles",
            "closed_cycle_percentile", "CyclePercentileResult",
@@ -324,6 +325,7 @@ def _hypo_survival(t, theta, mu):
     return np.exp(-mu * t) * (1.0 + mu * ratio)
 
 
+@vectorized
 def mmc_percentiles(arrival_rate, service_time, servers=1, percentile=0.95) -> PercentileResult:
     r"""Exact waiting- and response-time percentiles of the M/M/c FCFS queue.
 
@@ -383,7 +385,6 @@ def mmc_percentiles(arrival_rate, service_time, servers=1, percentile=0.95) -> P
     from ._validate import as_probability
     from .single import _check_open, _mmc_core
 
-    index = series_index(arrival_rate, service_time, servers, percentile)
     lam, s, c = _check_open(arrival_rate, service_time, servers)
     p = as_probability("percentile", percentile)
     if ((p <= 0) | (p >= 1)).any():
@@ -403,8 +404,7 @@ def mmc_percentiles(arrival_rate, service_time, servers=1, percentile=0.95) -> P
     tr = _invert_survival(survival, tail, s + np.where(saturated, 0.0, tw))
     tw = np.where(saturated, np.inf, tw)
     tr = np.where(saturated, np.inf, tr)
-    return PercentileResult(percentile=wrap(p, index), waiting_time=wrap(tw, index),
-                            response_time=wrap(tr, index), wait_probability=wrap(cc, index))
+    return PercentileResult(percentile=p, waiting_time=tw, response_time=tr, wait_probability=cc)
 
 
 def _station_survival(t, probs, c, mu):

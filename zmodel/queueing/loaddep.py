@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._result import Result
-from ._validate import as_float_array, as_int_array, as_servers, series_index, wrap
+from ._validate import as_float_array, as_int_array, as_servers
+from zmodel.conventions import vectorized
 
 __all__ = ["mva_load_dependent", "LoadDependentMVAResult", "flow_equivalent_server",
            "FlowEquivalentResult", "finite_source",
@@ -433,7 +434,8 @@ def finite_source_probabilities(population, think_time, log_service_rate):
     r"""State probabilities p_0..p_M of the finite-source chain, from log service rates.
 
     The log-space core of :func:`finite_source`, for callers that already hold
-    :math:`\log\mu(n)` (no input checks: rows are a batch).
+    :math:`\log\mu(n)` (rows are a batch; only the shape and range checks the compiled
+    loop needs).
 
     Parameters
     ----------
@@ -456,9 +458,20 @@ def finite_source_probabilities(population, think_time, log_service_rate):
     """
     from . import _ld_kernels as lk
 
-    n_pop = np.ascontiguousarray(population, dtype=float).reshape(-1)
-    think = np.ascontiguousarray(think_time, dtype=float).reshape(-1)
+    # cheap O(B) checks: the compiled loop writes p[b, 0..N_b] and reads log_mu[b, 0..N_b-1]
+    n_pop = np.ascontiguousarray(as_int_array("population", population, minimum=0), dtype=float).reshape(-1)
+    think = np.ascontiguousarray(as_float_array("think_time", think_time), dtype=float).reshape(-1)
     log_mu = np.ascontiguousarray(log_service_rate, dtype=float)
+    if think.size != n_pop.size:
+        raise ValueError(f"think_time must have one entry per population row ({n_pop.size}), got {think.size}")
+    if log_mu.ndim != 2 or log_mu.shape[0] != n_pop.size:
+        raise ValueError(f"log_service_rate must have shape (rows, M) with one row per population entry "
+                         f"({n_pop.size}), got shape {log_mu.shape}")
+    if n_pop.size and n_pop.max() > log_mu.shape[1]:
+        raise ValueError(f"log_service_rate must have at least max(population) = {int(n_pop.max())} "
+                         f"columns, got {log_mu.shape[1]}")
+    if not np.isfinite(log_mu).all():
+        raise ValueError("log_service_rate must be finite")
     p = np.empty((n_pop.size, log_mu.shape[1] + 1))
     dummy = np.empty(n_pop.size)
     lk.finite_source_batch(n_pop, think, log_mu, np.empty((n_pop.size, 0)), p, dummy, dummy,
@@ -466,6 +479,7 @@ def finite_source_probabilities(population, think_time, log_service_rate):
     return p
 
 
+@vectorized
 def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
     r"""Finite-source (machine-repairman) queue with a load-dependent service rate, exact.
 
@@ -521,7 +535,6 @@ def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
     >>> round(r.queue_length, 12), round(r.throughput, 12)
     (1.2, 0.8)
     """
-    index = series_index(population, think_time)
     n_pop = as_int_array("population", population, minimum=0)
     z = as_float_array("think_time", think_time)
     nmax = int(n_pop.max(initial=0))
@@ -563,7 +576,7 @@ def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
                            np.empty((nb.size, 0)), mub, p, x, q, util)
     with np.errstate(invalid="ignore", divide="ignore"):
         rt = np.where(x > 0, q / np.where(x > 0, x, 1.0), 0.0)
-    out = {k: wrap(v.reshape(shape), index, k) for k, v in
+    out = {k: v.reshape(shape) for k, v in
            (("throughput", x), ("queue_length", q), ("response_time", rt), ("utilization", util))}
     return FiniteSourceResult(probabilities=p.reshape(shape + (nmax + 1,)), **out)
 

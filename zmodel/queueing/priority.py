@@ -96,6 +96,9 @@ class PriorityNetworkResult(Result):
 # --------------------------------------------------------------------------- checks
 
 def _check_priorities(priorities, C):
+    flat = np.ravel(np.asarray(priorities, dtype=object))
+    if any(isinstance(v, (bool, np.bool_, str, bytes)) for v in flat):
+        raise ValueError(f"priorities must be non-negative integers (0 = highest), got {priorities!r}")
     try:
         raw = np.asarray(priorities, dtype=float)
     except (TypeError, ValueError):
