@@ -238,3 +238,25 @@ def test_empty_closed_class_at_a_saturated_station_is_trapped_as_documented():
     # (no think time) completes 1/0.03 = 33.33/s with both jobs queued there
     assert x[2] == pytest.approx(1 / 0.03, rel=1e-12)
     assert q[2, 1] == pytest.approx(2.0, rel=1e-12)
+
+
+def test_saturated_open_class_carries_its_bottleneck_capacity_by_hand():
+    # Open class 0: lambda = 100/s, D = (0.01, 0.02) s -> U = (1, 2): station 1 saturates
+    # (twice over), the class carries 100 / 2 = 50/s, so its utilizations are
+    # (50 x 0.01, 50 x 0.02) = (0.5, 1.0). Open class 1 never visits station 1 (D = 0 there):
+    # its residence time there is 0, not 0 x inf; at station 0 (saturated too, U = 1 + 0.5)
+    # it is trapped: inf. Closed class: N = 3 at (0.02, 0.01) visits both saturated stations.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = mixed_network([100.0, 50.0], [[0.01, 0.02], [0.01, 0.0]], [[0.02, 0.01]], [3])
+    u = np.asarray(r.utilization)
+    resid = np.asarray(r.residence_time)
+    # class 0: its most loaded saturated station has U = 2 -> carries 50/s
+    assert np.asarray(r.throughput)[0] == pytest.approx(50.0, rel=1e-12)
+    np.testing.assert_allclose(u[0], [0.5, 1.0], rtol=1e-12)
+    # class 1: saturated station 0 has U = 1.5 (1.0 + 0.5) -> carries 50 / 1.5
+    assert np.asarray(r.throughput)[1] == pytest.approx(50.0 / 1.5, rel=1e-12)
+    np.testing.assert_allclose(u[1], [50.0 / 1.5 * 0.01, 0.0], rtol=1e-12)
+    assert resid[1, 1] == 0.0 and np.isinf(resid[1, 0])
