@@ -46,7 +46,6 @@ import asyncio
 import contextlib
 import functools
 import html
-import inspect
 import json
 import math
 import os
@@ -75,7 +74,7 @@ TITLE = "zmodel report: queueing models of Linux on the mainframe, calibrated ag
 #: seconds a single notebook cell may run
 CELL_TIMEOUT = 600
 #: the kernel summary's target: it is given the kernel areas' fits of the same run
-KERNEL_SUMMARY = "zmodel.fits.kernel_report:kernel_calibration_report"
+KERNEL_SUMMARY = "zmodel.fits.kernel_report:CALIBRATION"
 #: residual tables longer than this are summarised on the front page (full table folded)
 LONG_TABLE = 40
 #: exit status when interrupted (128 + SIGINT, as shells report it)
@@ -215,10 +214,12 @@ def demonstration() -> str:
 
 
 def _kernel_area(target: str) -> str | None:
-    """``"zmodel.fits.kernel_locks:calibrate_kernel_locks"`` -> ``"locks"`` (else None)."""
+    """``"zmodel.fits.kernel_locks:CALIBRATION"`` -> ``"locks"`` (else None)."""
     module, _, func = target.partition(":")
-    if module.startswith("zmodel.fits.kernel_") and func == f"calibrate_{module.rsplit('.', 1)[1]}":
-        return module.rsplit(".", 1)[1][len("kernel_"):]
+    name = module.rsplit(".", 1)[1]
+    if module.startswith("zmodel.fits.kernel_") and name != "kernel_report" \
+            and func in ("CALIBRATION", f"calibrate_{name}"):
+        return name[len("kernel_"):]
     return None
 
 
@@ -257,11 +258,13 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
                 if target in done:
                     result = done[target]
                 else:
-                    func = _registry.load(target)
-                    kwargs = {}
-                    if target == KERNEL_SUMMARY and "results" in inspect.signature(func).parameters:
-                        kwargs["results"] = {_kernel_area(t): r for t, r in done.items() if _kernel_area(t)}
-                    result = func(**kwargs)
+                    if target == KERNEL_SUMMARY:  # given the kernel areas' fits of this run
+                        from zmodel.fits import kernel_report
+
+                        result = kernel_report.kernel_calibration_report(
+                            results={_kernel_area(t): r for t, r in done.items() if _kernel_area(t)})
+                    else:
+                        result = _registry.load(target)()
                     done[target] = result
                 text = result.report() if echo else None
             except Exception as exc:  # noqa: BLE001 - reported by the caller's policy

@@ -159,4 +159,4 @@ def _leave_one_out_tables(progress: bool | None = False, **options):
 #: the summary over the kernel calibrations (registered in zmodel.fits.registry, after them)
 CALIBRATION = Calibration(
     area="kernel", layer="summary", order=0, fit=kernel_calibration_report, validate=_leave_one_out_tables,
-    title="Kernel calibration report: every kernel area, residuals and leave-one-out against the issue's targets")
+    title="Kernel calibration report: every kernel area, residuals and leave-one-out")
