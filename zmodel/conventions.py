@@ -79,6 +79,7 @@ import functools
 import math
 import numbers
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -95,6 +96,8 @@ __all__ = [
     "as_scalar",
     "as_servers",
     "check_fields",
+    "read_csv_rows",
+    "table_error",
     "finish",
     "key_path",
     "quiet_saturation",
@@ -638,3 +641,57 @@ def vectorized(func):
 
     wrapper.__zmodel_vectorized__ = True
     return wrapper
+
+
+# --------------------------------------------------------------------------- data tables
+def table_error(path, where: str, message: str) -> ValueError:
+    """The one form of a data-file error: ``"<file>: <where>: <message>"`` (where = line/row and column)."""
+    return ValueError(f"{Path(path).name}: {where}: {message}")
+
+
+def read_csv_rows(path, columns: tuple[str, ...]) -> list[list[str]]:
+    """Rows of a UTF-8 CSV file after checking its header and each row's field count.
+
+    The header must be exactly ``columns`` in order; every error is a ``ValueError`` of
+    :func:`table_error` naming the file, the line or row, and the column.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "t.csv")
+    ...     _ = open(p, "w").write("a,b;1,2;3;".replace(";", chr(10)))
+    ...     read_csv_rows(p, ("a", "b"))
+    Traceback (most recent call last):
+    ...
+    ValueError: t.csv: row 2, column 'b': has 1 fields, expected 2
+    """
+    import csv
+
+    path = Path(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except UnicodeDecodeError as exc:
+        raise table_error(path, "file", f"is not valid UTF-8 ({exc})") from None
+    if not rows:
+        raise table_error(path, "line 1 (header)", f"file is empty; expected the header {list(columns)}")
+    header = rows[0]
+    if tuple(header) != tuple(columns):
+        missing = [c for c in columns if c not in header]
+        extra = [c for c in header if c not in columns]
+        first = next((i for i, (a, b) in enumerate(zip(header, columns)) if a != b),
+                     min(len(header), len(columns)))
+        col = columns[first] if first < len(columns) else header[first]
+        raise table_error(
+            path, f"line 1 (header), column {col!r}",
+            f"header must be exactly {list(columns)} in this order, got {header}"
+            + (f" (missing {missing})" if missing else "")
+            + (f" (unexpected {extra})" if extra else ""),
+        )
+    body = rows[1:]
+    for number, row in enumerate(body, start=1):
+        if len(row) != len(columns):
+            col = columns[len(row)] if len(row) < len(columns) else f"#{len(row)}"
+            raise table_error(path, f"row {number}, column {col!r}", f"has {len(row)} fields, expected {len(columns)}")
+    return body

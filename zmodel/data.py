@@ -32,6 +32,7 @@ import math
 import re
 from pathlib import Path
 
+from zmodel.conventions import read_csv_rows, table_error
 from zmodel.hardware.catalog import data_folder  # one rule for where the data lives
 
 __all__ = [
@@ -109,39 +110,8 @@ _N_BUCKETS = 32
 
 
 
-def _fail(path: Path, where: str, message: str) -> ValueError:
-    return ValueError(f"{path.name}: {where}: {message}")
-
-
-def _read_rows(path: Path, columns: tuple[str, ...]) -> list[list[str]]:
-    """Rows of a CSV after checking the header and each row's field count."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except UnicodeDecodeError as exc:
-        raise _fail(path, "file", f"is not valid UTF-8 ({exc})") from None
-    if not rows:
-        raise _fail(path, "line 1 (header)", f"file is empty; expected the header {list(columns)}")
-    header = rows[0]
-    if tuple(header) != columns:
-        missing = [c for c in columns if c not in header]
-        extra = [c for c in header if c not in columns]
-        first = next((i for i, (a, b) in enumerate(zip(header, columns)) if a != b),
-                     min(len(header), len(columns)))
-        col = columns[first] if first < len(columns) else header[first]
-        raise _fail(
-            path, f"line 1 (header), column {col!r}",
-            f"header must be exactly {list(columns)} in this order, got {header}"
-            + (f" (missing {missing})" if missing else "")
-            + (f" (unexpected {extra})" if extra else ""),
-        )
-    body = rows[1:]
-    for number, row in enumerate(body, start=1):
-        if len(row) != len(columns):
-            col = columns[len(row)] if len(row) < len(columns) else f"#{len(row)}"
-            raise _fail(path, f"row {number}, column {col!r}",
-                        f"has {len(row)} fields, expected {len(columns)}")
-    return body
+_fail = table_error
+_read_rows = read_csv_rows
 
 
 def _is_number(text: str) -> bool:
@@ -208,18 +178,23 @@ def _catalog_files(root: Path) -> list[Path]:
     return sorted(folder.glob("*.csv"), key=lambda p: (order.get(p.stem, len(order)), p.name))
 
 
-def _load_catalog_file(path: Path) -> list[dict[str, str]]:
+def _records(path: Path, columns: tuple[str, ...], check) -> list[dict[str, str]]:
+    """Rows of a data table as dicts, each checked by ``check(path, number, rec)``, ids unique."""
     records = []
     seen: dict[str, int] = {}
-    for number, row in enumerate(_read_rows(path, CATALOG_COLUMNS), start=1):
-        rec = dict(zip(CATALOG_COLUMNS, row))
-        _check_catalog_row(path, number, rec)
+    for number, row in enumerate(_read_rows(path, columns), start=1):
+        rec = dict(zip(columns, row))
+        check(path, number, rec)
         if rec["id"] in seen:
             raise _fail(path, f"row {number}, column 'id'",
                         f"duplicate id {rec['id']!r} (first at row {seen[rec['id']]})")
         seen[rec["id"]] = number
         records.append(rec)
     return records
+
+
+def _load_catalog_file(path: Path) -> list[dict[str, str]]:
+    return _records(path, CATALOG_COLUMNS, _check_catalog_row)
 
 
 def _as_set(name: str, value, allowed) -> set[str]:
@@ -502,16 +477,7 @@ def validation_figures(area=None, *, data_dir=None):
     path = root / "validation" / "figures.csv"
     if not path.is_file():
         raise ValueError(f"validation figures not found: {path} (set ZMODEL_DATA or pass data_dir)")
-    records = []
-    seen: dict[str, int] = {}
-    for number, row in enumerate(_read_rows(path, VALIDATION_COLUMNS), start=1):
-        rec = dict(zip(VALIDATION_COLUMNS, row))
-        _check_validation_row(path, number, rec)
-        if rec["id"] in seen:
-            raise _fail(path, f"row {number}, column 'id'",
-                        f"duplicate id {rec['id']!r} (first at row {seen[rec['id']]})")
-        seen[rec["id"]] = number
-        records.append(rec)
+    records = _records(path, VALIDATION_COLUMNS, _check_validation_row)
     frame = pd.DataFrame.from_records(records, columns=list(VALIDATION_COLUMNS))
     frame = frame.astype({c: "string" for c in VALIDATION_COLUMNS if c != "year"})
     frame["year"] = frame["year"].astype("int64")

@@ -41,7 +41,6 @@ True
 from __future__ import annotations
 
 import atexit
-import csv
 import math
 import os
 import re
@@ -49,6 +48,7 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
+from zmodel.conventions import read_csv_rows, table_error
 from zmodel.units import GiB, KiB, MiB, TiB
 
 __all__ = [
@@ -199,32 +199,13 @@ def _check_family(family: str) -> str:
     return family
 
 
-def _fail(path: Path, where: str, message: str) -> ValueError:
-    return ValueError(f"{path.name}: {where}: {message}")
+_fail = table_error
 
 
 def _parse(path: Path) -> dict:
     """Read and check one family file; return {'rows': [...], 'components': {...}}."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except UnicodeDecodeError as exc:
-        raise _fail(path, "file", f"is not valid UTF-8 ({exc})") from None
-    if not rows:
-        raise _fail(path, "line 1 (header)", f"file is empty; expected the header {list(COLUMNS)}")
-    if tuple(rows[0]) != COLUMNS:
-        header = rows[0]
-        first = next((i for i, (a, b) in enumerate(zip(header, COLUMNS)) if a != b),
-                     min(len(header), len(COLUMNS)))
-        col = COLUMNS[first] if first < len(COLUMNS) else header[first]
-        raise _fail(path, f"line 1 (header), column {col!r}",
-                    f"header must be exactly {list(COLUMNS)} in this order, got {header}")
     records, components, seen = [], {}, {}
-    for number, row in enumerate(rows[1:], start=1):
-        if len(row) != len(COLUMNS):
-            col = COLUMNS[len(row)] if len(row) < len(COLUMNS) else f"#{len(row)}"
-            raise _fail(path, f"row {number}, column {col!r}",
-                        f"has {len(row)} fields, expected {len(COLUMNS)}")
+    for number, row in enumerate(read_csv_rows(path, COLUMNS), start=1):
         rec = dict(zip(COLUMNS, row))
 
         def bad(column: str, message: str) -> ValueError:
