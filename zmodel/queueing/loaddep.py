@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._result import Result
+from .closed import MultiClassMVAResult
 from ._validate import as_float_array, as_int_array, as_servers
 from zmodel.conventions import vectorized
 
@@ -35,23 +36,15 @@ _MAX_CELLS = 50_000_000
 # --------------------------------------------------------------------------- results
 
 @dataclasses.dataclass(frozen=True)
-class LoadDependentMVAResult(Result):
+class LoadDependentMVAResult(MultiClassMVAResult):
     """Exact multi-class MVA of a closed network with load-dependent stations.
+
+    The fields of :class:`~zmodel.queueing.closed.MultiClassMVAResult`, where the
+    utilization of a station given by rate multipliers is ``X_c D_ck / max_n alpha_k(n)``
+    and 0 at a delay station, plus:
 
     Attributes
     ----------
-    throughput : ndarray
-        Per-class system throughput, shape (C,) [1/s].
-    response_time : ndarray
-        Per-class sum of residence times, think time excluded, shape (C,) [s].
-    residence_time : ndarray
-        Shape (C, K) [s].
-    queue_length : ndarray
-        Mean number of class-c jobs at station k, shape (C, K) [1].
-    utilization : ndarray
-        Class-c utilization per server X_c D_ck / servers_k (for a station given by
-        rate multipliers: X_c D_ck / max_n alpha_k(n)); 0 at a delay station; shape
-        (C, K) [1].
     marginal : ndarray or None
         With ``marginals=True``: p_k(j | N), the probability of j jobs at station k,
         j = 0..N (N the total population), for load-dependent and multi-server
@@ -59,17 +52,7 @@ class LoadDependentMVAResult(Result):
         solved as a plain queue), shape (K, N + 1); else None [1].
     """
 
-    throughput: np.ndarray
-    response_time: np.ndarray
-    residence_time: np.ndarray
-    queue_length: np.ndarray
-    utilization: np.ndarray
-    marginal: np.ndarray | None
-
-    trailing_dims: ClassVar[tuple[str, ...]] = ("class", "station")
-
-    def _frame_dims(self) -> tuple[str, ...]:
-        return ("class", "station")
+    marginal: np.ndarray | None = None
 
     def to_frame(self):
         """Tidy frame of the per-class, per-station means (``marginal`` left out)."""

@@ -296,28 +296,10 @@ class MultiClassBoundsResult(Result):
 
 
 def _check_bounds(service_demands, populations, think_times, servers):
-    from ._validate import as_servers
+    """The checks of :func:`zmodel.queueing.mva_multiclass` (one checker), populations as floats."""
+    from .closed import _check_multiclass
 
-    D = as_float_array("service_demands", service_demands)
-    if D.ndim != 2 or D.shape[1] == 0:
-        raise ValueError(f"service_demands must have shape (classes, stations), got shape {D.shape}")
-    C, K = D.shape
-    N = as_int_array("populations", populations, minimum=0)
-    if N.ndim == 0:
-        N = np.full(C, int(N))
-    if N.shape != (C,):
-        raise ValueError(f"populations must have one entry per class ({C}), got shape {N.shape}")
-    Z = as_float_array("think_times", think_times)
-    if Z.ndim == 0:
-        Z = np.full(C, float(Z))
-    if Z.shape != (C,):
-        raise ValueError(f"think_times must be a scalar or have one entry per class ({C}), "
-                         f"got shape {Z.shape}")
-    srv = as_servers(servers, K)
-    bad = (N > 0) & ~(D.sum(axis=1) + Z > 0)
-    if bad.any():
-        raise ValueError("service_demands and think_times must not all be zero for a class "
-                         f"with jobs (class {int(np.argmax(bad))})")
+    D, N, Z, srv = _check_multiclass(service_demands, populations, think_times, servers)
     return D, N.astype(float), Z, srv
 
 
