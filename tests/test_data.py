@@ -113,7 +113,7 @@ def fs03_row(tmp_data: Path, row_id: str) -> int:
 # --------------------------------------------------------------------------------------
 def test_catalog_loads_typed():
     m = zd.measurements()
-    assert list(m.columns) == list(zd.CATALOG_COLUMNS) + ["value_num"]
+    assert list(m.columns) == list(zd.CATALOG_COLUMNS) + ["value_num", "platform"]
     for column in zd.CATALOG_COLUMNS:
         assert m[column].dtype == "string", column
     assert m["value_num"].dtype == "float64"
@@ -557,3 +557,29 @@ def test_error_dasd_missing_bucket(tmp_data):
     edit_csv(tmp_data / DASD, lambda rows: rows.pop())
     with pytest.raises(ValueError, match=r"dasd_statistics\.csv: histogram 'queue_length_at_enqueue', column 'bucket': must have buckets 0\.\.31 once each; missing \[31\]"):
         zd.dasd_statistics(data_dir=tmp_data)
+
+
+# --------------------------------------------------------------------------- platforms (issue 12 part 3)
+#: the machine family of each document's measurements, as the seeds describe them: the IBM
+#: Systems Journal paper measures z990 LPARs and z/VM guests (zSeries); the OSDL deck's results
+#: are "on x86 4-way and 8-way systems" (Pentium III, OSDL STP); WAVV 2008 uses a z9; the Altix
+#: paper SGI Altix (Itanium 2, ia64); the zSeries Expo deck a z900 (zSeries)
+SEED_PLATFORMS = {"ibmsj": "zSeries", "osdl": "x86", "wavv08": "zSeries", "altix": "ia64", "fs03": "zSeries"}
+
+
+def test_every_catalog_row_records_its_platform():
+    frame = zd.measurements()
+    assert frame["platform"].notna().all()
+    doc = frame["id"].str.split(".", n=1).str[0]
+    for name, platform in SEED_PLATFORMS.items():
+        assert set(frame.loc[doc == name, "platform"]) == {platform}, name
+
+
+def test_platform_key_is_checked(tmp_path):
+    import shutil
+
+    shutil.copytree(zd.data_folder() / "catalog", tmp_path / "catalog")
+    path = tmp_path / "catalog" / "osdl.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace('platform = "x86"', 'platform = "vax"'), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"osdl.toml: key 'platform': must be one of \['x86', 'ia64', 'zSeries'\]"):
+        zd.catalog_metadata(data_dir=tmp_path)

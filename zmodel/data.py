@@ -41,6 +41,7 @@ __all__ = [
     "DOCUMENTS",
     "KINDS",
     "MODEL_AREAS",
+    "PLATFORMS",
     "catalog_metadata",
     "dasd_statistics",
     "data_folder",
@@ -95,9 +96,12 @@ VALIDATION_KINDS = KINDS - {"configuration", "shape"}
 TEXT_UNITS = frozenset({"version", "date"})
 #: Keys every ``zmodel/_data/catalog/<doc>.toml`` must have.
 METADATA_KEYS = (
-    "source", "title", "authors", "venue", "date", "description", "ocr_notes",
+    "source", "title", "authors", "venue", "date", "platform", "description", "ocr_notes",
     "extracted_by", "rows",
 )
+#: Platforms a document's figures were measured on (its ``platform`` key): the composed
+#: kernel model predicts each figure on its platform's hardware description.
+PLATFORMS = ("x86", "ia64", "zSeries")
 
 _SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 _ID_RE = re.compile(rf"^(?P<doc>[a-z0-9]+)\.(?P<slug>{_SLUG})$")
@@ -228,7 +232,9 @@ def measurements(source=None, model_area=None, ids=None, *, data_dir=None):
     -------
     pandas.DataFrame
         The :data:`CATALOG_COLUMNS` as pandas ``string`` dtype (``value`` kept as printed),
-        plus ``value_num`` (float64; NaN for shape rows, versions and dates).
+        plus ``value_num`` (float64; NaN for shape rows, versions and dates) and
+        ``platform`` (the document's ``platform``, one of :data:`PLATFORMS`: the machine
+        family the figure was measured on).
 
     Raises
     ------
@@ -248,6 +254,9 @@ def measurements(source=None, model_area=None, ids=None, *, data_dir=None):
         for v, u, k in zip(frame["value"], frame["unit"], frame["kind"])
     ]
     frame["value_num"] = pd.Series(numeric, index=frame.index, dtype="float64")
+    meta = catalog_metadata(data_dir=data_dir)
+    doc = frame["id"].str.split(".", n=1).str[0]
+    frame["platform"] = doc.map({d: m["platform"] for d, m in meta.items()}).astype("string")
 
     mask = pd.Series(True, index=frame.index)
     if source is not None:
@@ -299,6 +308,8 @@ def catalog_metadata(*, data_dir=None) -> dict[str, dict]:
         for key in METADATA_KEYS:
             if key not in meta:
                 raise _fail(path, f"key {key!r}", f"missing; required keys are {list(METADATA_KEYS)}")
+        if meta["platform"] not in PLATFORMS:
+            raise _fail(path, "key 'platform'", f"must be one of {list(PLATFORMS)}, got {meta['platform']!r}")
         expected = DOCUMENTS.get(path.stem)
         if expected is not None and meta["source"] != expected:
             raise _fail(path, "key 'source'", f"must be {expected!r}, got {meta['source']!r}")
