@@ -145,6 +145,38 @@ class AreaParameters:
             out[name] = float(np.prod([out[f] for f in factors]))
         return out
 
+    def sample(self, n: int, rng: np.random.Generator, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """``n`` draws of the area's parameters (derived products rebuilt), see :meth:`ParameterStore.sample`."""
+        names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
+        out = {m: np.full(n, self.parameters[m].value) for m in self.parameters}
+        joint = [m for m in self.covariance_names
+                 if self.parameters[m].calibrated and self.parameters[m].method == "covariance"]
+        if joint and self.covariance is not None:
+            idx = [self.covariance_names.index(m) for m in joint]
+            cov = np.asarray(self.covariance)[np.ix_(idx, idx)]
+            mean = np.array([self.parameters[m].value for m in joint])
+            draws = rng.multivariate_normal(mean, cov, size=n, method="eigh", check_valid="ignore")
+            for k, m in enumerate(joint):
+                out[m] = draws[:, k]
+        for m in names:
+            p = self.parameters[m]
+            if not p.calibrated or m in joint:
+                continue
+            if p.method == "covariance" and p.interval is not None:  # no joint matrix: marginal normal
+                sd = (p.interval[1] - p.interval[0]) / (2 * Z90)
+                out[m] = rng.normal(p.value, sd, size=n)
+            elif p.interval is not None:                             # a range (profile, readings)
+                out[m] = rng.uniform(p.interval[0], p.interval[1], size=n)
+            elif p.bounds is not None:                               # not determined: its plausible range
+                out[m] = rng.uniform(p.bounds[0], p.bounds[1], size=n)
+        for m in names:
+            b = self.parameters[m].bounds
+            if b is not None:
+                out[m] = np.clip(out[m], b[0], b[1])
+        for name, factors in self.derived.items():
+            out[name] = np.prod([out[f] for f in factors], axis=0)
+        return out
+
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"title": self.title, "origin": self.origin, "rows": list(self.rows),
                                "parameters": {n: p.to_dict() for n, p in self.parameters.items()}}
@@ -247,6 +279,50 @@ class ParameterStore:
                                  source=p.source))
         return pd.DataFrame(rows, columns=["area", "name", "value", "unit", "calibrated", "lo90", "hi90",
                                            "method", "used", "source"])
+
+    def sample(self, n: int, seed: int | np.random.Generator | None = 0, names: Iterable[str] | None = None,
+               assumed_ranges: Mapping[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+        """``n`` joint draws of the parameters a prediction uses: name -> array of shape ``(n,)``.
+
+        Calibrated parameters come from their fitted distribution: jointly normal with the
+        stored covariance (``method = "covariance"``), uniform over a stored range (profile
+        or readings intervals), uniform over the plausible bounds when the data did not
+        determine them. Assumed parameters (held at a default or a reading in every area)
+        are drawn uniformly over ``assumed_ranges`` (their ``param()`` metadata range) when
+        given, else kept at their value. Draws are clipped to the parameter's bounds;
+        derived products are rebuilt from the draws.
+
+        Parameters
+        ----------
+        n : int
+            Number of draws.
+        seed : int or numpy.random.Generator
+            Seed (reproducible draws) or a generator.
+        names : iterable of str, optional
+            Names wanted (default: every stored name); names neither stored nor in
+            ``assumed_ranges`` are left out.
+        assumed_ranges : mapping name -> (lo, hi), optional
+            Plausible ranges of the parameters that are not calibrated.
+        """
+        from zmodel.conventions import as_count
+
+        n = as_count("n", n)
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        ranges = dict(assumed_ranges or {})
+        wanted = list(self.values()) if names is None else list(dict.fromkeys(names))
+        calibrated = self.calibrated()
+        out: dict[str, np.ndarray] = {}
+        per_area = {a: self.areas[a].sample(n, rng) for a in self._order()}
+        for name in wanted:
+            area = self.where(name)
+            if name in calibrated:
+                out[name] = per_area[area][name]
+            elif name in ranges:
+                lo, hi = ranges[name]
+                out[name] = rng.uniform(lo, hi, size=n)
+            elif area is not None:
+                out[name] = per_area[area][name]
+        return out
 
     def replace_area(self, area: AreaParameters) -> "ParameterStore":
         """A store with ``area`` added or replacing the stored one of the same name."""
