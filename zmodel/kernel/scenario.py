@@ -52,11 +52,12 @@ from zmodel.kernel.versions import (
     KernelVersion,
     SystemConfig,
     WorkloadProfile,
+    calibrated_costs,
     compose,
     kernel_version,
 )
 from zmodel.conventions import as_count, as_fraction, as_scalar, quiet_saturation, vectorized
-from zmodel.queueing._params import build, parameter_info
+from zmodel.queueing._params import parameter_info
 from zmodel.store import ParameterStore
 from zmodel.store import default as default_store
 from zmodel.units import GiB
@@ -415,7 +416,7 @@ class Scenario:
         store = self.parameters if self.parameters is not None else default_store()
         object.__setattr__(self, "parameters", store)
         if self.costs is None:  # the calibrated kernel costs; declared defaults where not calibrated
-            object.__setattr__(self, "costs", build(KernelCosts, store.values()))
+            object.__setattr__(self, "costs", calibrated_costs(store))
 
     @classmethod
     def from_dict(cls, mapping: Mapping, costs: KernelCosts | None = None,
@@ -610,7 +611,7 @@ class Scenario:
         With explicit ``costs`` every kernel cost counts as the caller's, so as assumed.
         """
         calibrated = self.parameters.calibrated()
-        explicit = self.costs != build(KernelCosts, self.parameters.values())
+        explicit = self.costs != calibrated_costs(self.parameters)
         kernel = set(parameter_info(KernelCosts))
         return tuple(n for n in self.used_parameters()
                      if n not in calibrated or (explicit and n in kernel))
