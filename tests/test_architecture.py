@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "zmodel"
-LAYERS = {"conventions": -1, "units": -1, "queueing": 0, "hardware": 1, "kernel": 2}
+LAYERS = {"conventions": -1, "units": -1, "queueing": 0, "hardware": 1, "store": 1.5, "kernel": 2}
 BESIDE = {"data", "calibration", "fits", "plotting", "report", "cli"}
 
 

@@ -29,7 +29,8 @@ from zmodel.fits import registry
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 CONTRACT_COLUMNS = ["throughput", "response_time", "cpu_utilization", "channel_utilization",
-                    "disk_utilization", "steal", "memory_overhead", "features", "parameters", "saturated", "model"]
+                    "disk_utilization", "steal", "memory_overhead", "features", "parameters", "saturated", "model",
+                    "assumed"]
 
 
 def csv_headers(throughput_unit):
@@ -57,7 +58,7 @@ def _make_stub():
             self.data = data
 
         @classmethod
-        def from_dict(cls, data):
+        def from_dict(cls, data, parameters=None):
             for section, value in data.items():
                 if section not in schema:
                     raise ValueError(f"unknown section '{section}'; known: {', '.join(schema)}")
@@ -96,7 +97,7 @@ def _make_stub():
                              "cpu_utilization": 0.5, "channel_utilization": 0.25, "disk_utilization": 0.125,
                              "steal": 0.0, "memory_overhead": 1024.0,
                              "features": "rmap,o1_scheduler" if version == "2.6.10" else "global_io_request_lock",
-                             "parameters": f"cpus={cpus}", "saturated": "", "model": "closed: stub model"})
+                             "parameters": f"cpus={cpus}", "saturated": "", "model": "closed: stub model", "assumed": ""})
             return pd.DataFrame(rows)
 
     mod.Scenario = Scenario
@@ -736,10 +737,11 @@ def test_saturated_resources_are_named_not_absurd_numbers(capsys):
 
 
 def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
-    # ficon_sizing.toml offers 15000 I/O/s; one FICON path completes at most 7200 I/O/s (the
-    # FICON-1G maximum I/O rate of data/hardware/links.csv, the example's stated assumption)
+    # ficon_sizing.toml offers 15000 I/O/s; with the declared defaults (--defaults) one FICON
+    # path completes at most 7200 I/O/s (the FICON-1G maximum I/O rate of
+    # zmodel/_data/hardware/links.csv)
     path = EXAMPLES / "ficon_sizing.toml"
-    code, out, err = run_main(["plan", str(path), "--format", "csv", "--sweep", "hardware.channels=1",
+    code, out, err = run_main(["plan", str(path), "--defaults", "--format", "csv", "--sweep", "hardware.channels=1",
                                "--sweep", "kernel.version=2.6.10"], capsys)
     assert code == 0, err
     (row,) = list(csv.DictReader(io.StringIO(out)))
@@ -747,7 +749,7 @@ def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
     assert row["saturated"] == "channel processor" and float(row["response_time [s]"]) == math.inf
     assert row["model"].startswith("open")
     # utilizations at the carried load: the same as when exactly 7200 I/O/s are offered
-    code, out, err = run_main(["plan", str(path), "--format", "csv", "--sweep", "hardware.channels=1",
+    code, out, err = run_main(["plan", str(path), "--defaults", "--format", "csv", "--sweep", "hardware.channels=1",
                                "--sweep", "kernel.version=2.6.10", "--sweep", "workload.io_rate=7200"], capsys)
     (carried,) = list(csv.DictReader(io.StringIO(out)))
     assert float(row["cpu_utilization [1]"]) == pytest.approx(float(carried["cpu_utilization [1]"]), rel=1e-12)

@@ -94,7 +94,7 @@ def test_hand_computed_specjbb_on_z990():
     # one CPU, one warehouse thread, no hypervisor: X = speed / D with the preset's counts
     s = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 1}, "kernel": {"version": "2.6.10"},
                             "workload": {"kind": "specjbb"}})
-    c = KernelCosts()
+    c = s.costs   # the kernel costs the scenario uses (the parameter store's)
     p = WORKLOAD_KINDS["specjbb"]
     d = p["user_time"] + p["switches"] * (c.switch_time + c.runqueue_hold) + p["thread_syncs"] * c.thread_sync_time
     speed = 1.2e9 / 1.2e9          # z990 clock (catalog) / reference clock

@@ -171,32 +171,43 @@ def _os_error(what: str, path, exc: OSError) -> UsageError:
                       f"{exc.strerror or type(exc).__name__}")
 
 
-def write_atomically(path: str | os.PathLike, text: str, protect: str | os.PathLike | None = None) -> None:
-    """Write ``text`` to the regular file ``path`` through a temporary file and a rename.
+def check_output(path: str | os.PathLike, protect: str | os.PathLike | None = None, option: str = "--output"):
+    """Refuse an output path :func:`write_atomically` would refuse; returns (target, stat or None).
 
-    An existing ``path`` must be a regular file; a symbolic link is followed (the link
-    stays, its target is replaced). ``protect`` (the scenario file) is never overwritten.
-    Every refusal and OS error is a :class:`UsageError` naming the file; nothing partial is
-    left behind.
+    Run before long work so that a bad path fails at once, with nothing written.
     """
     given = Path(path)
     target = Path(os.path.realpath(given))
-    where = f"--output '{given}'"
+    where = f"{option} '{given}'"
     try:
         st = os.stat(target)
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise _os_error("--output", given, exc) from None
+        raise _os_error(option, given, exc) from None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"{where} is {_kind(st.st_mode)}; --output writes regular files only")
+        raise UsageError(f"{where} is {_kind(st.st_mode)}; {option} writes regular files only")
     if protect is not None:
         with contextlib.suppress(OSError):
             if st is not None and os.path.samefile(target, protect):
                 raise UsageError(f"{where} is the scenario file itself; refusing to overwrite the input")
+    if not target.parent.is_dir():
+        raise UsageError(f"{option}: folder does not exist: '{given.parent}'")
+    return target, st
+
+
+def write_atomically(path: str | os.PathLike, text: str, protect: str | os.PathLike | None = None,
+                     option: str = "--output") -> None:
+    """Write ``text`` to the regular file ``path`` through a temporary file and a rename.
+
+    An existing ``path`` must be a regular file; a symbolic link is followed (the link
+    stays, its target is replaced). ``protect`` (the scenario file) is never overwritten.
+    Every refusal and OS error is a :class:`UsageError` naming the file and ``option``;
+    nothing partial is left behind.
+    """
+    given = Path(path)
+    target, st = check_output(path, protect, option)
     folder = target.parent
-    if not folder.is_dir():
-        raise UsageError(f"--output: folder does not exist: '{given.parent}'")
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -206,7 +217,7 @@ def write_atomically(path: str | os.PathLike, text: str, protect: str | os.PathL
         os.replace(tmp, target)
         tmp = None
     except OSError as exc:
-        raise _os_error("--output", given, exc) from None
+        raise _os_error(option, given, exc) from None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
@@ -539,6 +550,20 @@ def _predict(scenario, sweep: dict[str, list]):
     return pd.concat(parts, ignore_index=True)
 
 
+def _parameter_store(args):
+    """The parameter store of ``plan``: ``--parameters FILE``, ``--defaults`` (empty) or the shipped one."""
+    from zmodel import store
+
+    if getattr(args, "defaults", False):
+        return store.EMPTY
+    if getattr(args, "parameters", None):
+        try:
+            return store.load(args.parameters)
+        except ValueError as exc:
+            raise UsageError(f"--parameters: {_one_line(exc)}") from None
+    return store.default()
+
+
 def cmd_plan(args) -> int:
     data = read_scenario_file(args.scenario)
     sweep = _flatten_sweep(data.pop("sweep", {}))
@@ -549,8 +574,9 @@ def cmd_plan(args) -> int:
     from zmodel.kernel.scenario import Scenario
 
     where = str(args.scenario)
+    store = _parameter_store(args)
     try:
-        scenario = Scenario.from_dict(data)
+        scenario = Scenario.from_dict(data, parameters=store)
     except ValueError as exc:
         raise UsageError(f"{where}: {_one_line(exc)}") from None
     for key, values in sweep.items():  # every swept value must make a valid scenario on its own
@@ -615,12 +641,29 @@ def cmd_calibrate(args) -> int:
         entry = next(e for e in entries if e.target == target)
         _warn_lines(caught, prefix=f"{entry.area}: ", write=progress.write)
 
+    if args.save:
+        check_output(args.save, option="--save")
     try:
-        report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
-                                on_error=on_error, on_warnings=on_warnings)
+        done = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
+                                       on_error=on_error, on_warnings=on_warnings)
     finally:
         progress.close()
-    return EXIT_FAILURE if failures else 0
+    if failures:
+        return EXIT_FAILURE
+    if args.save:
+        from zmodel import store
+
+        by_target = {target: result for _, target, result in done}
+        fitted = registry.parameter_store({e.area: by_target[e.target] for e in entries if e.target in by_target},
+                                          areas=[e.area for e in entries])
+        merged = store.default()
+        for area in fitted.areas.values():
+            merged = merged.replace_area(area)
+        merged = store.ParameterStore(areas=merged.areas, code_version=fitted.code_version, created=fitted.created)
+        write_atomically(args.save, store.dumps(merged), option="--save")
+        print(f"{PROG}: wrote the parameters of {', '.join(fitted.areas) or 'no area'} to {args.save}",
+              file=sys.stderr)
+    return 0
 
 
 def cmd_report(args, extra: Sequence[str]) -> int:
@@ -663,6 +706,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"refuse plans estimated above N units (default {MAX_COST}, about a minute): "
                       f"{POINT_COST} per sweep point plus the largest population of each closed-model "
                       "combination (one unit = one MVA population step, ~70 us)")
+    source = plan.add_mutually_exclusive_group()
+    source.add_argument("--parameters", metavar="FILE",
+                        help="parameter store to predict with (written by 'zmodel calibrate --save'); default: "
+                        "the calibrated store shipped with zmodel")
+    source.add_argument("--defaults", action="store_true",
+                        help="predict with every parameter at its declared default (no calibration)")
     plan.add_argument("--sweep", action="append", metavar="KEY=V1,V2,...",
                       help="sweep a scenario key over values, e.g. hardware.cpus=1,2,4,8 or "
                       "kernel.version=2.4.21,2.6.10; repeat for a cartesian product; overrides the "
@@ -674,6 +723,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "calibrations whose module is not there yet are skipped with a note.")
     cal.add_argument("areas", nargs="*", metavar="AREA", help="calibration areas (see --list)")
     cal.add_argument("--list", action="store_true", help="list the calibration areas and exit")
+    cal.add_argument("--save", metavar="FILE",
+                     help="write the fitted parameters of the areas run to FILE (a parameter store, TOML) for "
+                     "'zmodel plan --parameters FILE'; areas not run keep the shipped store's values")
 
     sub.add_parser("report", help="build the report, as 'make report' (options go to python -m zmodel.report)",
                    description="Run every calibration, execute the notebooks and write the HTML report "

@@ -281,6 +281,31 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
     return out
 
 
+def update_parameter_store(calibrations, path=None) -> str:
+    """Write the fitted parameters of ``calibrations`` (``run_calibrations``' triples) to the store.
+
+    ``path`` defaults to the shipped store (:func:`zmodel.store.default_path`). The file is
+    rewritten only when a value, a calibrated flag or an area changed, so that an unchanged
+    calibration leaves the checkout clean; returns a one-line account of what happened.
+    """
+    from zmodel import store
+
+    by_target = {target: result for _, target, result in calibrations}
+    results = {e.area: by_target[e.target] for e in _registry.CALIBRATIONS if e.target in by_target}
+    fresh = _registry.parameter_store(results, areas=list(results))
+    path = store.default_path() if path is None else Path(path)
+    if path.is_file():
+        try:
+            changes = store.same_values(store.load(path), fresh)
+        except ValueError as exc:
+            changes = [str(exc)]
+        if not changes:
+            return f"parameter store unchanged ({path.name}, {len(fresh.areas)} areas)"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store.save(fresh, path)
+    return f"parameter store written: {path} ({len(fresh.areas)} areas)"
+
+
 def print_text(calibrations, file=None) -> None:
     """Print the demonstration and each calibration's text report."""
     file = sys.stdout if file is None else file
@@ -1130,6 +1155,8 @@ def _main(argv: list[str], prog: str) -> int:
                                         on_error=on_error)
         if failed:
             return 1
+        if args.areas is None:  # a full calibration: the shipped parameter store follows it
+            progress.write(f"{prog}: {update_parameter_store(calibrations)}")
         if not args.text_only:
             progress.step("predicting the example scenarios")
             examples = example_predictions(args.examples)

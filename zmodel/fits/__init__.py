@@ -103,6 +103,10 @@ class Calibration:
     fit, validate : callable, optional
         For an area that is not a catalog least-squares fit (``dasd``, the kernel summary):
         ``fit(**options)`` returns its result, ``validate(**options)`` its out-of-sample table.
+    derived : mapping name -> tuple of parameter names
+        Model parameters the fit sets to the product of its own parameters (e.g. the IPTE
+        stall as a fraction of the purge); written to the parameter store with the area
+        (:mod:`zmodel.store`) so that predictions and samplers rebuild them.
     """
 
     area: str
@@ -120,6 +124,7 @@ class Calibration:
     leave_one_out_in_summary: bool = True
     fit: Callable | None = None
     validate: Callable | None = None
+    derived: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
     _results: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):

@@ -126,6 +126,8 @@ SYSTEMS: dict[str, dict] = {
 
 #: the kernel costs the OSDL and dbench rows determine (the rest of KernelCosts is held at its default)
 FREE_COSTS = ("runqueue_hold", "net_extra_time", "antic_miss", "purge", "purge_per_cpu")
+#: kernel costs this fit derives as products of its parameters (the IPTE stall relative to a purge)
+DERIVED = {"ipte": ("ipte_relative", "purge"), "ipte_per_cpu": ("ipte_relative", "purge_per_cpu")}
 #: this fit's readings of fixed kernel costs, replacing KernelCosts defaults (value, reason); the free
 #: costs start at their KernelCosts defaults, never at a fitted value
 COST_READINGS = {
@@ -267,8 +269,7 @@ class KernelVersionsModel(Model):
     # ------------------------------------------------------------------ building blocks
     @staticmethod
     def costs(p) -> KernelCosts:
-        r = p["ipte_relative"]
-        return to_dataclass(KernelCosts, p, ipte=r * p["purge"], ipte_per_cpu=r * p["purge_per_cpu"])
+        return to_dataclass(KernelCosts, p, **{n: math.prod(p[f] for f in fs) for n, fs in DERIVED.items()})
 
     @staticmethod
     def workload(bench: str, cpus: int, p) -> WorkloadProfile:
@@ -423,7 +424,7 @@ class KernelVersionsModel(Model):
 CALIBRATION = Calibration(
     area="kernel_versions", layer="kernel", order=5, model=KernelVersionsModel,
     rows=tuple(OSDL_ROWS) + IOSCHED_ROWS + DBENCH_ROWS + SHAPE_IDS, kinds=FIT_KINDS, scales=SCALES,
-    weights=WEIGHTS, exclude=EXCLUDED, settings=FIT_SETTINGS, leave_one_out_in_summary=False,
+    weights=WEIGHTS, exclude=EXCLUDED, settings=FIT_SETTINGS, leave_one_out_in_summary=False, derived=DERIVED,
     title="Kernel versions composed: Linux 2.4.21 vs 2.6.x feature sets")
 measurements = CALIBRATION.measurements
 calibrate_kernel_versions = CALIBRATION.run

@@ -27,6 +27,7 @@ ValueError: unknown calibration area 'nonsense'; known: usl, channels, storage, 
 """
 from __future__ import annotations
 
+import datetime as _dt
 import importlib
 import importlib.util
 import pkgutil
@@ -34,6 +35,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 __all__ = ["Calibration", "CALIBRATIONS", "CalibrationUnavailable", "areas", "select", "is_available",
+           "parameter_store",
            "load", "available", "calibrations", "discover"]
 
 _PACKAGE = "zmodel.fits"
@@ -166,3 +168,32 @@ def available() -> list[Calibration]:
 def calibrations(layer: str | None = None) -> list:
     """The declared :class:`zmodel.fits.Calibration` objects, in report order (optionally of one layer)."""
     return [load(e) for e in CALIBRATIONS if layer is None or e.layer == layer]
+
+
+def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin: str = "documents"):
+    """The parameter store (:class:`zmodel.store.ParameterStore`) of the catalog calibrations.
+
+    Parameters
+    ----------
+    results : mapping area -> calibration result, optional
+        Results already computed (e.g. by ``zmodel calibrate``); the other catalog
+        calibrations of ``areas`` are run (memoised per process).
+    areas : iterable of str, optional
+        Areas to include (default: every catalog calibration; summaries and non-least-squares
+        fits such as ``dasd`` have no parameters to store and are skipped).
+    origin : str
+        What the fits were fitted to (``"documents"`` or ``"measurements: FILE"``).
+    """
+    from zmodel import store
+
+    results = dict(results or {})
+    found = {}
+    for entry in select(areas):
+        cal = load(entry)
+        if getattr(cal, "model", None) is None:
+            continue
+        result = results[entry.area] if entry.area in results else cal.run()
+        found[entry.area] = store.area_from_result(entry.area, result, title=entry.title, origin=origin,
+                                                   derived=getattr(cal, "derived", {}))
+    return store.ParameterStore(areas=found, code_version=store._version(),
+                                created=_dt.date.today().isoformat())

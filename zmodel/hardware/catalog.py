@@ -116,7 +116,8 @@ def data_folder(data_dir: str | os.PathLike | None = None) -> Path:
         catalog/<doc>.csv, .toml      documented numbers, one file per seed document
         hardware/<family>.csv, .toml  the hardware catalog (this module)
         dasd_statistics.csv, .toml    the fs03 /proc/dasd/statistics sample
-        params/, validation/          parameter store, validation set (to come)
+        params/parameters.toml        the parameter store (zmodel.store)
+        validation/                   figures beyond the documents, never fitted
 
     Parameters
     ----------

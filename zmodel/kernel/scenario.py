@@ -52,10 +52,14 @@ from zmodel.kernel.versions import (
     KernelVersion,
     SystemConfig,
     WorkloadProfile,
+    calibrated_costs,
     compose,
     kernel_version,
 )
 from zmodel.conventions import as_count, as_fraction, as_scalar, quiet_saturation, vectorized
+from zmodel.queueing._params import parameter_info
+from zmodel.store import ParameterStore
+from zmodel.store import default as default_store
 from zmodel.units import GiB
 
 __all__ = [
@@ -84,7 +88,11 @@ DEFAULT_COMMAND_TIME = 1.0 / 7200.0
 HYPERVISOR_TYPES = ("none", "lpar", "zvm")
 #: columns of :meth:`Scenario.predict` after the swept key paths
 OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
-                  "steal", "memory_overhead", "features", "parameters", "saturated", "model")
+                  "steal", "memory_overhead", "features", "parameters", "saturated", "model", "assumed")
+#: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
+#: (the dbench CPU time per page outside memory management, fitted by the kernel-versions
+#: calibration on the IBM Systems Journal's dbench figures)
+WORKLOAD_PARAMETERS = {"dbench": {"user_time": "dbench_cpu_time"}}
 #: largest integer a scenario key may hold: 2**53, the last integer float64 (the models'
 #: arithmetic) represents exactly
 MAX_INTEGER = 2 ** 53
@@ -401,11 +409,29 @@ class Scenario:
     hypervisor: Hypervisor
     workload: Workload
     sweep: tuple = ()
-    costs: KernelCosts = dataclasses.field(default_factory=KernelCosts, compare=False, repr=False)
+    costs: KernelCosts | None = dataclasses.field(default=None, compare=False, repr=False)
+    parameters: ParameterStore | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        store = self.parameters if self.parameters is not None else default_store()
+        object.__setattr__(self, "parameters", store)
+        if self.costs is None:  # the calibrated kernel costs; declared defaults where not calibrated
+            object.__setattr__(self, "costs", calibrated_costs(store))
 
     @classmethod
-    def from_dict(cls, mapping: Mapping, costs: KernelCosts | None = None) -> "Scenario":
+    def from_dict(cls, mapping: Mapping, costs: KernelCosts | None = None,
+                  parameters: ParameterStore | None = None) -> "Scenario":
         """Build from a nested mapping shaped like the example TOML files.
+
+        Parameters
+        ----------
+        mapping : mapping
+            Sections ``hardware``, ``kernel``, ``workload`` (required), ``hypervisor``, ``sweep``.
+        costs : KernelCosts, optional
+            Kernel costs to use instead of the parameter store's.
+        parameters : zmodel.store.ParameterStore, optional
+            Calibrated parameters; default the shipped store (:func:`zmodel.store.default`).
+            :data:`zmodel.store.EMPTY` gives every parameter its declared default.
 
         Raises ``ValueError`` whose message starts with the key path of the problem.
         """
@@ -422,7 +448,7 @@ class Scenario:
         hv = Hypervisor.from_dict(mapping.get("hypervisor", {}))
         wl = Workload.from_dict(mapping["workload"])
         sweep = _check_sweep(mapping.get("sweep", {}), mapping)
-        scen = cls(hw, kn, hv, wl, sweep, costs if costs is not None else KernelCosts())
+        scen = cls(hw, kn, hv, wl, sweep, costs, parameters)
         scen._check_consistency()
         return scen
 
@@ -467,6 +493,10 @@ class Scenario:
     def profile(self, clients: int | None = None) -> WorkloadProfile:
         """The :class:`WorkloadProfile` of the workload section."""
         preset = dict(WORKLOAD_KINDS[self.workload.kind])
+        values = self.parameters.values()
+        for field, name in WORKLOAD_PARAMETERS.get(self.workload.kind, {}).items():
+            if name in values:
+                preset[field] = values[name]
         w = self.workload
         n = clients if clients is not None else (w.clients if w.clients is not None else preset.pop("clients"))
         preset.pop("clients", None)
@@ -509,8 +539,16 @@ class Scenario:
             from zmodel.hardware import catalog
 
             spec = catalog.component("links", hw.channel)
+            values = self.parameters.values()
             ct = None if "max_io_rate" in spec else DEFAULT_COMMAND_TIME
-            link = ChannelLink.from_catalog(hw.channel, command_time=ct)
+            extra = {}
+            for name in self.channel_parameters():
+                if name in values:
+                    if name.endswith("_command_time"):
+                        ct = values[name]
+                    else:
+                        extra[name.split("_", 1)[1]] = values[name]  # fcp_adapter_rate -> adapter_rate
+            link = ChannelLink.from_catalog(hw.channel, command_time=ct, **extra)
             chan = tuple(float(v) for v in np.ravel(link.demands(prof.block_size, prof.read_fraction)))
         physical = hv.physical_cpus if hv.physical_cpus is not None else float(proc.get("cpus", hw.cpus))
         phi, overcommit = 1.0, 1.0
@@ -546,6 +584,38 @@ class Scenario:
                            channel_paths=hw.channels, highmem=False, devices=devices)
         return sys, info
 
+    def channel_parameters(self) -> tuple[str, ...]:
+        """Store names of the channel parameters this scenario's link uses (empty without a channel)."""
+        if self.hardware.channel is None:
+            return ()
+        from zmodel.hardware import catalog
+
+        name = catalog.canonical_name("links", self.hardware.channel).upper()
+        if name.startswith("FCP"):
+            return ("fcp_command_time", "fcp_adapter_rate")
+        if name.startswith("FICON"):
+            return ("ficon_command_time",)
+        return ()
+
+    def used_parameters(self) -> tuple[str, ...]:
+        """Names of the model parameters a prediction of this scenario uses."""
+        names = list(parameter_info(KernelCosts))
+        names += list(WORKLOAD_PARAMETERS.get(self.workload.kind, {}).values())
+        if self.profile().io_per_transaction > 0:
+            names += list(self.channel_parameters())
+        return tuple(dict.fromkeys(names))
+
+    def assumed(self) -> tuple[str, ...]:
+        """The used parameters that no calibration in the store fitted (declared defaults or readings).
+
+        With explicit ``costs`` every kernel cost counts as the caller's, so as assumed.
+        """
+        calibrated = self.parameters.calibrated()
+        explicit = self.costs != calibrated_costs(self.parameters)
+        kernel = set(parameter_info(KernelCosts))
+        return tuple(n for n in self.used_parameters()
+                     if n not in calibrated or (explicit and n in kernel))
+
     # ------------------------------------------------------------------ prediction
     def _predict_point(self, clients_list=None) -> list[dict]:
         sys, info = self.system()
@@ -560,6 +630,7 @@ class Scenario:
             if saturated:
                 row.update(throughput=0.0, response_time=math.inf,
                            saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
+            row["assumed"] = ", ".join(self.assumed())
             return [row]
         r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler,
                     clients=np.asarray(clients_list))
@@ -574,6 +645,9 @@ class Scenario:
                                         f"{r.parameters_text()}, {extra}", saturated=saturated, model=MODEL_CLOSED))
             if saturated:  # no capacity left: nothing completes (not an absurd finite number)
                 rows[-1].update(throughput=0.0, response_time=math.inf)
+        assumed = ", ".join(self.assumed())
+        for row in rows:
+            row["assumed"] = assumed
         return rows
 
     def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str) -> dict:
@@ -657,12 +731,13 @@ class Scenario:
             if clients is not None:
                 for n in clients:  # validate each population like a file value
                     as_count("workload.clients", n)
-                scen = Scenario.from_dict(_set_path(d, "workload.clients", int(clients[0])), self.costs)
+                scen = Scenario.from_dict(_set_path(d, "workload.clients", int(clients[0])), self.costs,
+                                          self.parameters)
                 if scen.workload.io_rate is not None:
                     preds = []
                     for n in clients:
                         preds += Scenario.from_dict(_set_path(d, "workload.clients", int(n)),
-                                                    self.costs)._predict_point()
+                                                    self.costs, self.parameters)._predict_point()
                 else:
                     preds = scen._predict_point([int(n) for n in clients])
                 point_vals = dict(zip([k for k, _ in other], combo))
@@ -671,7 +746,7 @@ class Scenario:
                     row.update(p)
                     rows.append(row)
             else:
-                scen = Scenario.from_dict(d, self.costs)
+                scen = Scenario.from_dict(d, self.costs, self.parameters)
                 p = scen._predict_point()[0]
                 row = dict(zip(keys, combo))
                 row.update(p)

@@ -68,6 +68,7 @@ __all__ = [
     "VERSION_ALIASES",
     "IO_SCHEDULERS",
     "kernel_version",
+    "calibrated_costs",
     "memory_variant",
     "spinlock_strategy",
     "KernelCosts",
@@ -963,6 +964,27 @@ def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
 
 
 @vectorized
+def calibrated_costs(parameters=None) -> KernelCosts:
+    """The kernel costs of a parameter store: fitted values where a calibration fitted them.
+
+    Parameters
+    ----------
+    parameters : zmodel.store.ParameterStore, optional
+        Default the shipped store (:func:`zmodel.store.default`); :data:`zmodel.store.EMPTY`
+        gives ``KernelCosts()``, every cost at its declared default.
+
+    Examples
+    --------
+    >>> from zmodel import store
+    >>> calibrated_costs(store.EMPTY) == KernelCosts()
+    True
+    """
+    from zmodel import store
+    from zmodel.queueing._params import build
+
+    return build(KernelCosts, (store.default() if parameters is None else parameters).values())
+
+
 def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: KernelCosts | None = None,
             io_scheduler: str | None = None, clients=None) -> SystemResult:
     r"""Benchmark-level prediction of a system: hardware + hypervisor share + kernel + workload.
@@ -976,8 +998,8 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     system : SystemConfig
         CPUs, speed, hypervisor dispatch, disks, channels.
     costs : KernelCosts, optional
-        Per-event costs (defaults illustrative; calibrated ones in
-        :mod:`zmodel.fits.kernel_versions`).
+        Per-event costs; default :func:`calibrated_costs` (the parameter store's fitted
+        values, declared defaults where no calibration fitted a cost).
     io_scheduler : {"deadline", "anticipatory", "cfq", "noop"}, optional
         Override of the version's default I/O scheduler (must be offered).
     clients : int or array_like of int, optional
@@ -1043,7 +1065,7 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     from zmodel.kernel.locks import spinlock
 
     f = _features_of(kernel)
-    c = KernelCosts() if costs is None else costs
+    c = calibrated_costs() if costs is None else costs
     if not isinstance(workload, WorkloadProfile):
         raise ValueError(f"workload must be a WorkloadProfile, got {type(workload).__name__}")
     if not isinstance(system, SystemConfig):

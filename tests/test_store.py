@@ -1,0 +1,243 @@
+"""The parameter store: file format, draws, and the chain calibration -> store -> planner.
+
+Expected values come from outside the code under test: numbers written in the test,
+the documented dbench figures of the IBM Systems Journal paper (1,500 and 3,250 MB/s at
+16 CPUs, catalog rows ``ibmsj.dbench-24-16cpu-mbps`` / ``ibmsj.dbench-26-16cpu-mbps``),
+hand computations of the specjbb demand, and sampling statistics with stated tolerances.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from zmodel import store
+from zmodel.kernel.scenario import WORKLOAD_KINDS, Scenario
+from zmodel.kernel.versions import KernelCosts
+from zmodel.queueing._params import parameter_info
+
+
+def _store(**areas):
+    return store.ParameterStore.from_dict({"areas": areas})
+
+
+TWO = {"parameters": {
+    "a": {"value": 1.0, "unit": "s", "calibrated": True, "interval": [0.8, 1.2], "method": "covariance",
+          "bounds": [0.0, 10.0]},
+    "b": {"value": 2.0, "unit": "1", "calibrated": True, "interval": [1.0, 3.0], "method": "covariance",
+          "bounds": [0.0, 10.0]},
+    "r": {"value": 0.5, "unit": "1", "calibrated": True, "interval": [0.25, 0.75], "method": "readings range",
+          "bounds": [0.0, 1.0]},
+    "fixed": {"value": 7.0, "unit": "1", "calibrated": False, "bounds": [5.0, 9.0]}},
+    "covariance": {"names": ["a", "b"], "matrix": [[0.01, 0.006], [0.006, 0.04]]},
+    "derived": {"ab": ["a", "b"]}}
+
+
+# --------------------------------------------------------------------------- file format
+def test_round_trip_is_exact_for_awkward_values():
+    s = _store(x={"title": 'quote " and \\ backslash\nnew line', "rows": ["doc.a", "doc.b"],
+                  "parameters": {"p": {"value": 1 / 3, "unit": "s", "calibrated": True,
+                                       "interval": [1e-300, 0.5], "method": "profile", "source": "tab\there"},
+                                 "q": {"value": -0.0, "unit": "1", "calibrated": False}},
+                  "covariance": {"names": ["p"], "matrix": [[2.5e-17]]}})
+    back = store.loads(store.dumps(s))
+    assert back.areas["x"].parameters["p"].value == 1 / 3
+    assert back.areas["x"].parameters["p"].interval == (1e-300, 0.5)
+    assert back.areas["x"].title == 'quote " and \\ backslash\nnew line'
+    assert back.areas["x"].parameters["p"].source == "tab\there"
+    assert back.areas["x"].rows == ("doc.a", "doc.b")
+    assert float(back.areas["x"].covariance[0, 0]) == 2.5e-17
+    assert store.same_values(s, back) == []
+
+
+@pytest.mark.parametrize("text,words", [
+    ('format = "other"', "format must be"),
+    ("version = 99", "version must be 1"),
+    ("[areas.x.parameters.p]\nvalue = \"fast\"", "areas.x.parameters.p.value must be a number"),
+    ("[areas.x.parameters.p]\nvalue = true", "areas.x.parameters.p.value must be a number"),
+    ("[areas.x.parameters.p]\nvalue = 1.0\ninterval = [2.0, 1.0]", "areas.x.parameters.p.interval must satisfy"),
+    ("[areas.x.parameters.p]\nunit = \"s\"", "areas.x.parameters.p must be a table with a value"),
+    ("[areas.x.parameters.p]\nvalue = 1.0\n[areas.x.derived]\nq = [\"p\", \"nope\"]", "areas.x.derived.q"),
+    ("[areas.x", "not a valid TOML"),
+])
+def test_malformed_store_names_the_key(text, words):
+    with pytest.raises(ValueError, match=words.replace(".", r"\.")):
+        store.loads(text)
+
+
+def test_load_names_the_file(tmp_path):
+    with pytest.raises(ValueError, match="not found"):
+        store.load(tmp_path / "missing.toml")
+    with pytest.raises(ValueError, match="must be a regular file"):
+        store.load(tmp_path)
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"\xff\xfe junk")
+    with pytest.raises(ValueError, match="bad.toml"):
+        store.load(bad)
+
+
+def test_precedence_and_calibrated_flags():
+    s = _store(kernel_versions={"parameters": {"purge": {"value": 2.0, "calibrated": True}}},
+               kernel_memory={"parameters": {"purge": {"value": 3.0, "calibrated": True},
+                                             "iske": {"value": 4.0, "calibrated": False}}})
+    assert s.values() == {"purge": 2.0, "iske": 4.0}
+    assert s.where("purge") == "kernel_versions" and s.calibrated() == {"purge"}
+
+
+# --------------------------------------------------------------------------- draws
+def test_draws_follow_the_stored_distribution():
+    s = _store(x=TWO)
+    n = 40_000
+    d = s.sample(n, seed=7)
+    ab = np.vstack([d["a"], d["b"]])
+    # sample covariance vs the stored one; each entry's standard error is at most
+    # sqrt((s_ii s_jj + s_ij^2)/n) <= sqrt(2 * 0.04 * 0.04 / n) = 2.8e-4: allow 5 of them
+    assert np.allclose(np.cov(ab), [[0.01, 0.006], [0.006, 0.04]], atol=5 * 2.8e-4)
+    assert abs(d["a"].mean() - 1.0) <= 5 * math.sqrt(0.01 / n)
+    # a range is drawn uniformly: inside it, mean at the middle (sd of U(0.25, 0.75) is 0.5/sqrt(12))
+    assert d["r"].min() >= 0.25 and d["r"].max() <= 0.75
+    assert abs(d["r"].mean() - 0.5) <= 5 * (0.5 / math.sqrt(12)) / math.sqrt(n)
+    # assumed parameters stay at their value unless a plausible range is given
+    assert np.all(d["fixed"] == 7.0)
+    e = s.sample(n, seed=7, names=["fixed"], assumed_ranges={"fixed": (5.0, 9.0)})
+    assert e["fixed"].min() >= 5.0 and e["fixed"].max() <= 9.0 and abs(e["fixed"].mean() - 7.0) < 0.05
+    # derived products are rebuilt from the same draws
+    assert np.array_equal(d["ab"], d["a"] * d["b"])
+    # seeded: the same draws again
+    assert np.array_equal(s.sample(10, seed=3)["a"], s.sample(10, seed=3)["a"])
+
+
+def test_draws_are_clipped_to_the_bounds():
+    t = {"parameters": {"a": {"value": 0.1, "calibrated": True, "interval": [-0.5, 0.7], "method": "covariance",
+                              "bounds": [0.0, 1.0]}}}
+    d = _store(x=t).sample(5_000, seed=1)
+    assert d["a"].min() == 0.0 and d["a"].max() <= 1.0
+
+
+def test_sample_rejects_a_bad_count():
+    with pytest.raises(ValueError, match="n must be"):
+        _store(x=TWO).sample(-1)
+
+
+# --------------------------------------------------------------------------- the planner reads the store
+SPECJBB = {"hardware": {"processor": "z990", "cpus": 1}, "kernel": {"version": "2.6.10"},
+           "workload": {"kind": "specjbb"}}
+
+
+def test_scenario_uses_the_stored_kernel_costs_and_names_the_assumed_ones():
+    hold = 4.2e-5
+    s = Scenario.from_dict(SPECJBB, parameters=_store(
+        kernel_versions={"parameters": {"runqueue_hold": {"value": hold, "unit": "s", "calibrated": True}}}))
+    assert s.costs.runqueue_hold == hold
+    c, p = KernelCosts(), WORKLOAD_KINDS["specjbb"]
+    # one CPU, one warehouse thread: X = 1 / D, D = user + switches (switch + runqueue hold) + syncs * sync
+    d = p["user_time"] + p["switches"] * (c.switch_time + hold) + p["thread_syncs"] * c.thread_sync_time
+    df = s.predict()
+    assert df["throughput"].iloc[0] == pytest.approx(1.0 / d, rel=1e-12)
+    assumed = df["assumed"].iloc[0].split(", ")
+    assert "runqueue_hold" not in assumed and "switch_time" in assumed and "thread_sync_time" in assumed
+    # with no calibration every kernel cost the scenario uses is assumed
+    e = Scenario.from_dict(SPECJBB, parameters=store.EMPTY)
+    assert set(e.assumed()) == set(parameter_info(KernelCosts))
+    assert e.costs == KernelCosts()
+
+
+def test_fitted_channel_time_reaches_the_link():
+    t = 5e-5
+    s = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 2, "channel": "FICON-4G", "channels": 1,
+                                         "storage_server": "DS8300"},
+                            "kernel": {"version": "2.6.10"},
+                            "workload": {"kind": "random_read", "io_rate": 1e6}},
+                           parameters=_store(channels={"parameters": {
+                               "ficon_command_time": {"value": t, "unit": "s", "calibrated": True}}}))
+    sys_, _ = s.system()
+    assert sys_.channel_demands[0] == pytest.approx(t, rel=1e-12)   # channel processor time per I/O
+    assert "ficon_command_time" not in s.assumed()
+    # an offered load far beyond the path: carried at the channel processor's capacity 1/t
+    row = s.predict().iloc[0]
+    assert row["throughput"] == pytest.approx(1.0 / t, rel=1e-9) and "channel processor" in row["saturated"]
+
+
+# --------------------------------------------------------------------------- calibration -> store -> planner
+DBENCH = {"hardware": {"processor": "z990", "cpus": 16}, "kernel": {"version": "2.4.21"},
+          "workload": {"kind": "dbench"}, "hypervisor": {"type": "lpar"}}
+DOCUMENTED = {"2.4.21": ("ibmsj.dbench-24-16cpu-mbps", 1500.0), "2.6.6": ("ibmsj.dbench-26-16cpu-mbps", 3250.0)}
+
+
+@pytest.fixture(scope="module")
+def versions_fit():
+    from zmodel.fits import kernel_versions
+
+    return kernel_versions.CALIBRATION.run()
+
+
+def test_planner_reproduces_the_dbench_figures_within_calibration_error(versions_fit):
+    from zmodel.fits import registry
+
+    fitted = registry.parameter_store({"kernel_versions": versions_fit}, areas=["kernel_versions"])
+    res = versions_fit.residuals.set_index("id")
+    df = Scenario.from_dict(DBENCH, parameters=fitted).predict({"kernel.version": list(DOCUMENTED)})
+    for kernel, mbps in zip(df["kernel.version"], df["throughput"] * 4096 / 1e6):   # one 4 KB page per transaction
+        row, documented = DOCUMENTED[kernel]
+        assert res.loc[row, "measured"] == documented
+        fit_error = abs(res.loc[row, "predicted"] - documented) / documented
+        assert fit_error < 0.05                                     # the calibration reproduces it
+        assert abs(mbps - documented) / documented <= fit_error + 1e-9   # so does the planner
+        assert mbps == pytest.approx(res.loc[row, "predicted"], rel=1e-9)
+
+
+def test_planner_with_the_shipped_store_reproduces_the_dbench_figures(versions_fit):
+    res = versions_fit.residuals.set_index("id")
+    df = Scenario.from_dict(DBENCH).predict({"kernel.version": list(DOCUMENTED)})
+    for kernel, mbps in zip(df["kernel.version"], df["throughput"] * 4096 / 1e6):
+        row, documented = DOCUMENTED[kernel]
+        fit_error = abs(res.loc[row, "predicted"] - documented) / documented
+        assert abs(mbps - documented) / documented <= fit_error + 1e-6
+
+
+def test_shipped_store_matches_a_fresh_calibration():
+    """Fails when a change to a model, a fit or the catalog moved a fitted value: run `make report`
+    (or `zmodel calibrate --save zmodel/_data/params/parameters.toml`) and commit the new store."""
+    from zmodel.fits import registry
+
+    shipped = store.load(store.default_path())
+    fresh = registry.parameter_store()
+    assert store.same_values(shipped, fresh, rtol=1e-6) == []
+
+
+# --------------------------------------------------------------------------- command line
+def test_cli_save_and_plan_with_the_saved_store(tmp_path, capsys):
+    from zmodel.cli import main
+
+    out = tmp_path / "mine.toml"
+    assert main(["calibrate", "storage", "--save", str(out)]) == 0
+    saved = store.load(out)
+    assert "storage" in saved.areas and saved.areas["storage"].origin == "documents"
+    assert set(saved.areas) == set(store.default().areas)   # the other areas kept from the shipped store
+    capsys.readouterr()
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[hardware]\nprocessor = "z990"\ncpus = 1\n[kernel]\nversion = "2.6.10"\n'
+                        '[workload]\nkind = "specjbb"\n')
+    assert main(["plan", str(scenario), "--parameters", str(out), "--format", "csv"]) == 0
+    assert "assumed" in capsys.readouterr().out.splitlines()[0]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["plan", "{s}", "--parameters", "{tmp}/missing.toml"], "--parameters: "),
+    (["plan", "{s}", "--parameters", "{tmp}"], "must be a regular file"),
+    (["plan", "{s}", "--parameters", "{tmp}/x.toml", "--defaults"], "not allowed with"),
+    (["calibrate", "usl", "--save", "{tmp}"], "--save"),
+    (["calibrate", "usl", "--save", "{tmp}/no/such/folder/x.toml"], "folder does not exist"),
+])
+def test_cli_bad_store_options_are_one_line(tmp_path, capsys, args, words):
+    from zmodel.cli import main
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[hardware]\nprocessor = "z990"\n[kernel]\nversion = "2.6.10"\n[workload]\nkind = "web"\n')
+    argv = [a.format(s=scenario, tmp=tmp_path) for a in args]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("zmodel: error: ") and words in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -1,0 +1,569 @@
+"""The parameter store: the calibrated parameters every prediction starts from.
+
+``zmodel calibrate`` (and ``make report``) write the fitted parameters of each calibration
+area to a versioned TOML file; :class:`zmodel.kernel.scenario.Scenario`, ``zmodel plan``,
+the notebooks and the examples read it, so a planner's prediction uses what the
+calibrations found rather than illustrative defaults. The shipped store is
+``zmodel/_data/params/parameters.toml`` (in the data folder of
+:func:`zmodel.hardware.catalog.data_folder`); ``--parameters FILE`` or
+:func:`load` ``(path)`` use another one, e.g. a planner's calibration against their own
+measurements (``zmodel calibrate AREA --measurements FILE --save FILE``).
+
+Per area the store keeps, for every parameter of the fit: the value, its unit, whether it
+was free in the fit (*calibrated*) or held at a declared default or a stated reading
+(*assumed*), and for a calibrated one its 90 % interval with the method that gave it
+(``covariance``: the Gauss-Newton covariance; ``profile``/``readings range``: where the
+data determine it only up to a range) and the covariance matrix of the free parameters
+when it is defined. It also keeps the catalog rows used, the code version and the date.
+Products the fit derives from its parameters (``derived``, e.g. the IPTE stall as a
+fraction of the purge) are recorded by name so that a sampler can rebuild them.
+
+The store is plain data: this module sits between the hardware and kernel layers (it
+reads :func:`~zmodel.hardware.catalog.data_folder`; the kernel layer reads it) and knows
+nothing of the fits. :func:`from_results` turns calibration results into a store by their
+documented attributes (``parameter_table``, ``covariance``, ``residuals``).
+
+File layout (``format = "zmodel-parameters"``, ``version = 1``)::
+
+    format = "zmodel-parameters"
+    version = 1
+    code_version = "0.1.0"
+    created = "2026-11-24"
+    [areas.channels]
+    title = "..."
+    origin = "documents"            # or "measurements: <file name>"
+    rows = ["wavv08.fcp-random-gain", ...]
+    [areas.channels.parameters.ficon_command_time]
+    value = 3.4e-05
+    unit = "s"
+    calibrated = true
+    interval = [2.9e-05, 3.9e-05]   # 90 %
+    method = "covariance"
+    source = "..."
+    [areas.channels.covariance]
+    names = ["ficon_command_time", ...]
+    matrix = [[...], ...]
+
+Examples
+--------
+>>> s = ParameterStore.from_dict({"areas": {"a": {"parameters": {
+...     "hold": {"value": 2e-6, "unit": "s", "calibrated": True, "interval": [1e-6, 3e-6]},
+...     "scan": {"value": 1e-8, "unit": "s", "calibrated": False}}}}})
+>>> s.values()["hold"], sorted(s.calibrated())
+(2e-06, ['hold'])
+>>> loads(dumps(s)).values() == s.values()
+True
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import math
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FORMAT", "VERSION", "StoredParameter", "AreaParameters", "ParameterStore", "default_path", "load",
+           "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY"]
+
+FORMAT = "zmodel-parameters"
+VERSION = 1
+#: z-value of a two-sided 90 % interval (normal quantile 0.95)
+Z90 = 1.6448536269514722
+#: area order when two areas fit the same parameter name: the first listed wins. The
+#: composed kernel model is what the planner's predictions solve, so its values come first;
+#: then the kernel component areas, then the hardware areas.
+PRECEDENCE = ("kernel_versions", "kernel_memory", "kernel_locks", "kernel_iopath", "kernel_hypervisor",
+              "kernel_numa", "channels", "storage", "network", "crypto", "usl")
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredParameter:
+    """One parameter of one area: value, unit, calibrated or assumed, and its 90 % interval."""
+
+    name: str
+    value: float
+    unit: str = ""
+    calibrated: bool = False
+    interval: tuple[float, float] | None = None
+    method: str = ""
+    source: str = ""
+    bounds: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"value": float(self.value), "unit": self.unit, "calibrated": bool(self.calibrated)}
+        if self.interval is not None:
+            out["interval"] = [float(v) for v in self.interval]
+        if self.method:
+            out["method"] = self.method
+        if self.bounds is not None:
+            out["bounds"] = [float(v) for v in self.bounds]
+        if self.source:
+            out["source"] = self.source
+        return out
+
+
+def _pair(path: str, value) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{path} must be a pair of numbers [lo, hi], got {value!r}") from None
+    if math.isnan(lo) or math.isnan(hi) or lo > hi:
+        raise ValueError(f"{path} must satisfy lo <= hi (no NaN), got [{lo:g}, {hi:g}]")
+    return lo, hi
+
+
+def _number(path: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{path} must be a number, got {value!r}")
+    return float(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class AreaParameters:
+    """The stored calibration of one area."""
+
+    area: str
+    parameters: Mapping[str, StoredParameter]
+    title: str = ""
+    origin: str = "documents"
+    rows: tuple[str, ...] = ()
+    covariance_names: tuple[str, ...] = ()
+    covariance: np.ndarray | None = None
+    derived: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+
+    def values(self) -> dict[str, float]:
+        """Name -> value, derived products included."""
+        out = {n: p.value for n, p in self.parameters.items()}
+        for name, factors in self.derived.items():
+            out[name] = float(np.prod([out[f] for f in factors]))
+        return out
+
+    def sample(self, n: int, rng: np.random.Generator, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """``n`` draws of the area's parameters (derived products rebuilt), see :meth:`ParameterStore.sample`."""
+        names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
+        out = {m: np.full(n, self.parameters[m].value) for m in self.parameters}
+        joint = [m for m in self.covariance_names
+                 if self.parameters[m].calibrated and self.parameters[m].method == "covariance"]
+        if joint and self.covariance is not None:
+            idx = [self.covariance_names.index(m) for m in joint]
+            cov = np.asarray(self.covariance)[np.ix_(idx, idx)]
+            mean = np.array([self.parameters[m].value for m in joint])
+            draws = rng.multivariate_normal(mean, cov, size=n, method="eigh", check_valid="ignore")
+            for k, m in enumerate(joint):
+                out[m] = draws[:, k]
+        for m in names:
+            p = self.parameters[m]
+            if not p.calibrated or m in joint:
+                continue
+            if p.method == "covariance" and p.interval is not None:  # no joint matrix: marginal normal
+                sd = (p.interval[1] - p.interval[0]) / (2 * Z90)
+                out[m] = rng.normal(p.value, sd, size=n)
+            elif p.interval is not None:                             # a range (profile, readings)
+                out[m] = rng.uniform(p.interval[0], p.interval[1], size=n)
+            elif p.bounds is not None:                               # not determined: its plausible range
+                out[m] = rng.uniform(p.bounds[0], p.bounds[1], size=n)
+        for m in names:
+            b = self.parameters[m].bounds
+            if b is not None:
+                out[m] = np.clip(out[m], b[0], b[1])
+        for name, factors in self.derived.items():
+            out[name] = np.prod([out[f] for f in factors], axis=0)
+        return out
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"title": self.title, "origin": self.origin, "rows": list(self.rows),
+                               "parameters": {n: p.to_dict() for n, p in self.parameters.items()}}
+        if self.derived:
+            out["derived"] = {n: list(f) for n, f in self.derived.items()}
+        if self.covariance is not None and len(self.covariance_names):
+            out["covariance"] = {"names": list(self.covariance_names),
+                                 "matrix": [[float(v) for v in row] for row in np.asarray(self.covariance)]}
+        return out
+
+    @classmethod
+    def from_dict(cls, area: str, m: Mapping) -> "AreaParameters":
+        where = f"areas.{area}"
+        if not isinstance(m, Mapping):
+            raise ValueError(f"{where} must be a table, got {type(m).__name__}")
+        params = {}
+        for name, p in dict(m.get("parameters", {})).items():
+            pw = f"{where}.parameters.{name}"
+            if not isinstance(p, Mapping) or "value" not in p:
+                raise ValueError(f"{pw} must be a table with a value")
+            params[name] = StoredParameter(
+                name=name, value=_number(f"{pw}.value", p["value"]), unit=str(p.get("unit", "")),
+                calibrated=bool(p.get("calibrated", False)), interval=_pair(f"{pw}.interval", p.get("interval")),
+                method=str(p.get("method", "")), source=str(p.get("source", "")),
+                bounds=_pair(f"{pw}.bounds", p.get("bounds")))
+        derived = {}
+        for name, factors in dict(m.get("derived", {})).items():
+            if isinstance(factors, str) or not all(isinstance(f, str) and f in params for f in factors):
+                raise ValueError(f"{where}.derived.{name} must list parameters of the area, got {factors!r}")
+            derived[name] = tuple(factors)
+        names, cov = (), None
+        if "covariance" in m:
+            c = m["covariance"]
+            names = tuple(c.get("names", ()))
+            cov = np.asarray(c.get("matrix", []), dtype=float)
+            if cov.shape != (len(names), len(names)) or not all(n in params for n in names):
+                raise ValueError(f"{where}.covariance must be a square matrix over parameters of the area")
+        return cls(area=area, parameters=params, title=str(m.get("title", "")), origin=str(m.get("origin", "")),
+                   rows=tuple(m.get("rows", ())), covariance_names=names, covariance=cov, derived=derived)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParameterStore:
+    """Calibrated parameters by area (see the module docstring)."""
+
+    areas: Mapping[str, AreaParameters]
+    code_version: str = ""
+    created: str = ""
+    path: str = ""
+
+    # ------------------------------------------------------------------ queries
+    def _order(self) -> list[str]:
+        known = [a for a in PRECEDENCE if a in self.areas]
+        return known + sorted(a for a in self.areas if a not in PRECEDENCE)
+
+    def where(self, name: str) -> str | None:
+        """The area whose value of ``name`` predictions use (:data:`PRECEDENCE`), or None."""
+        for area in self._order():
+            a = self.areas[area]
+            if name in a.parameters or name in a.derived:
+                return area
+        return None
+
+    def values(self) -> dict[str, float]:
+        """Name -> value over every area, the area of :meth:`where` winning."""
+        out: dict[str, float] = {}
+        for area in reversed(self._order()):
+            out.update(self.areas[area].values())
+        return out
+
+    def calibrated(self) -> set[str]:
+        """Names whose value (in the winning area) was fitted, derived products of fitted ones included."""
+        out = set()
+        for name in self.values():
+            a = self.areas[self.where(name)]
+            if name in a.parameters:
+                if a.parameters[name].calibrated:
+                    out.add(name)
+            elif any(a.parameters[f].calibrated for f in a.derived[name]):
+                out.add(name)
+        return out
+
+    def parameter(self, name: str) -> StoredParameter:
+        """The stored entry of ``name`` in its winning area."""
+        area = self.where(name)
+        if area is None or name not in self.areas[area].parameters:
+            raise KeyError(name)
+        return self.areas[area].parameters[name]
+
+    def table(self):
+        """One row per (area, parameter): value, unit, calibrated, interval, method, used (wins)."""
+        import pandas as pd
+
+        rows = []
+        for area in self._order():
+            for name, p in self.areas[area].parameters.items():
+                lo, hi = p.interval if p.interval is not None else (math.nan, math.nan)
+                rows.append(dict(area=area, name=name, value=p.value, unit=p.unit, calibrated=p.calibrated,
+                                 lo90=lo, hi90=hi, method=p.method, used=self.where(name) == area,
+                                 source=p.source))
+        return pd.DataFrame(rows, columns=["area", "name", "value", "unit", "calibrated", "lo90", "hi90",
+                                           "method", "used", "source"])
+
+    def sample(self, n: int, seed: int | np.random.Generator | None = 0, names: Iterable[str] | None = None,
+               assumed_ranges: Mapping[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+        """``n`` joint draws of the parameters a prediction uses: name -> array of shape ``(n,)``.
+
+        Calibrated parameters come from their fitted distribution: jointly normal with the
+        stored covariance (``method = "covariance"``), uniform over a stored range (profile
+        or readings intervals), uniform over the plausible bounds when the data did not
+        determine them. Assumed parameters (held at a default or a reading in every area)
+        are drawn uniformly over ``assumed_ranges`` (their ``param()`` metadata range) when
+        given, else kept at their value. Draws are clipped to the parameter's bounds;
+        derived products are rebuilt from the draws.
+
+        Parameters
+        ----------
+        n : int
+            Number of draws.
+        seed : int or numpy.random.Generator
+            Seed (reproducible draws) or a generator.
+        names : iterable of str, optional
+            Names wanted (default: every stored name); names neither stored nor in
+            ``assumed_ranges`` are left out.
+        assumed_ranges : mapping name -> (lo, hi), optional
+            Plausible ranges of the parameters that are not calibrated.
+        """
+        from zmodel.conventions import as_count
+
+        n = as_count("n", n)
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        ranges = dict(assumed_ranges or {})
+        wanted = list(self.values()) if names is None else list(dict.fromkeys(names))
+        calibrated = self.calibrated()
+        out: dict[str, np.ndarray] = {}
+        per_area = {a: self.areas[a].sample(n, rng) for a in self._order()}
+        for name in wanted:
+            area = self.where(name)
+            if name in calibrated:
+                out[name] = per_area[area][name]
+            elif name in ranges:
+                lo, hi = ranges[name]
+                out[name] = rng.uniform(lo, hi, size=n)
+            elif area is not None:
+                out[name] = per_area[area][name]
+        return out
+
+    def replace_area(self, area: AreaParameters) -> "ParameterStore":
+        """A store with ``area`` added or replacing the stored one of the same name."""
+        return dataclasses.replace(self, areas={**self.areas, area.area: area})
+
+    # ------------------------------------------------------------------ (de)serialisation
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "code_version": self.code_version, "created": self.created,
+                "areas": {a: self.areas[a].to_dict() for a in self._order()}}
+
+    @classmethod
+    def from_dict(cls, m: Mapping, path: str = "") -> "ParameterStore":
+        if not isinstance(m, Mapping):
+            raise ValueError("parameter store must be a table")
+        fmt = m.get("format", FORMAT)
+        if fmt != FORMAT:
+            raise ValueError(f"format must be {FORMAT!r}, got {fmt!r}")
+        version = m.get("version", VERSION)
+        if version != VERSION:
+            raise ValueError(f"version must be {VERSION} (this zmodel's store format), got {version!r}")
+        areas = m.get("areas", {})
+        if not isinstance(areas, Mapping):
+            raise ValueError("areas must be a table of calibration areas")
+        return cls(areas={a: AreaParameters.from_dict(a, v) for a, v in areas.items()},
+                   code_version=str(m.get("code_version", "")), created=str(m.get("created", "")), path=path)
+
+
+#: a store with no calibrated area (every parameter at its declared default)
+EMPTY = ParameterStore(areas={})
+
+
+# --------------------------------------------------------------------------- TOML
+def _toml_str(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return _toml_str(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def _key(k: str) -> str:
+    return k if k and all(c.isalnum() or c in "_-" for c in k) else _toml_str(k)
+
+
+def _emit(table: Mapping, prefix: tuple[str, ...], lines: list[str]) -> None:
+    scalars = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
+    subs = {k: v for k, v in table.items() if isinstance(v, Mapping)}
+    if prefix and (scalars or not subs):
+        lines.append("")
+        lines.append("[" + ".".join(_key(p) for p in prefix) + "]")
+    for k, v in scalars.items():
+        lines.append(f"{_key(k)} = {_toml_value(v)}")
+    for k, v in subs.items():
+        _emit(v, prefix + (k,), lines)
+
+
+def dumps(store: ParameterStore) -> str:
+    """The store as TOML text (floats written with ``repr``: they read back exactly)."""
+    lines = ["# zmodel parameter store: written by `zmodel calibrate --save` / `make report`; see zmodel/store.py"]
+    _emit(store.to_dict(), (), lines)
+    return "\n".join(lines) + "\n"
+
+
+def loads(text: str, path: str = "") -> ParameterStore:
+    """Parse TOML text of a store; a malformed one raises ``ValueError`` naming the key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"not a valid TOML parameter store: {exc}") from None
+    return ParameterStore.from_dict(data, path=path)
+
+
+# --------------------------------------------------------------------------- files
+def default_path(data_dir=None) -> Path:
+    """``params/parameters.toml`` in the data folder (:func:`zmodel.hardware.catalog.data_folder`)."""
+    from zmodel.hardware.catalog import data_folder
+
+    return data_folder(data_dir) / "params" / "parameters.toml"
+
+
+#: the largest store file read [B]
+MAX_BYTES = 16 * 2 ** 20
+
+
+def load(path: str | os.PathLike | None = None) -> ParameterStore:
+    """Read a store; ``None``: the shipped one (:func:`default_path`), empty if it is absent.
+
+    Raises ``ValueError`` naming the file for a missing, unreadable or malformed explicit file.
+    """
+    if path is None:
+        p = default_path()
+        if not p.is_file():
+            return EMPTY
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"{p}: parameter store not found (must be a regular file)")
+        if p.stat().st_size > MAX_BYTES:
+            raise ValueError(f"{p}: parameter store larger than {MAX_BYTES} bytes")
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{p}: cannot read the parameter store: {exc}") from None
+    try:
+        return loads(text, path=str(p))
+    except ValueError as exc:
+        raise ValueError(f"{p}: {exc}") from None
+
+
+_DEFAULT: dict[str, ParameterStore] = {}
+
+
+def default() -> ParameterStore:
+    """The shipped store, read once per process and data folder (see :func:`load`)."""
+    key = str(default_path())
+    if key not in _DEFAULT:
+        _DEFAULT[key] = load()
+    return _DEFAULT[key]
+
+
+def save(store: ParameterStore, path: str | os.PathLike) -> None:
+    """Write ``store`` as TOML to ``path`` (through a temporary file, then renamed)."""
+    p = Path(path)
+    text = dumps(store)
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _DEFAULT.pop(str(p), None)
+
+
+# --------------------------------------------------------------------------- from calibrations
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("zmodel")
+    except Exception:  # noqa: BLE001 - not installed: a checkout
+        return "unknown"
+
+
+def area_from_result(area: str, result, *, title: str = "", origin: str = "documents",
+                     derived: Mapping[str, Iterable[str]] | None = None) -> AreaParameters:
+    """The stored form of one :class:`zmodel.calibration.CalibrationResult`.
+
+    A free parameter is *calibrated*; its 90 % interval is the result's ``lo90``/``hi90``
+    when the parameter table has them (with ``interval_method``), else value ±
+    1.645 standard errors (``covariance``), else none (not identifiable: a sampler then
+    uses its plausible range). Fixed parameters are stored as assumed, with their value.
+    """
+    t = result.parameter_table
+    params = {}
+    for name, row in t.iterrows():
+        free = bool(row.get("vary", False))
+        interval, method = None, ""
+        if free:
+            lo, hi = row.get("lo90", math.nan), row.get("hi90", math.nan)
+            if np.isfinite(lo) and np.isfinite(hi):
+                interval, method = (float(lo), float(hi)), str(row.get("interval_method", "") or "interval")
+            elif np.isfinite(row.get("stderr", math.nan)) and bool(row.get("identifiable", True)):
+                se = float(row["stderr"])
+                interval, method = (float(row["value"]) - Z90 * se, float(row["value"]) + Z90 * se), "covariance"
+            else:
+                method = "not determined by the data: sample the plausible range"
+        bounds = None
+        if np.isfinite(row.get("min", math.nan)) and np.isfinite(row.get("max", math.nan)):
+            bounds = (float(row["min"]), float(row["max"]))
+        params[str(name)] = StoredParameter(name=str(name), value=float(row["value"]), unit=str(row.get("unit", "")),
+                                            calibrated=free, interval=interval, method=method,
+                                            source=str(row.get("source", "")), bounds=bounds)
+    cov = getattr(result, "covariance", None)
+    names, matrix = (), None
+    if cov is not None and len(cov):
+        ok = [n for n in cov.index if np.all(np.isfinite(cov.loc[n].to_numpy()))]
+        if ok:
+            names, matrix = tuple(ok), cov.loc[ok, ok].to_numpy(dtype=float)
+    rows = ()
+    res = getattr(result, "residuals", None)
+    if res is not None and "used_in_fit" in res:
+        rows = tuple(str(i) for i in res.loc[res["used_in_fit"].astype(bool), "id"])
+    return AreaParameters(area=area, parameters=params, title=title, origin=origin, rows=rows,
+                          covariance_names=names, covariance=matrix,
+                          derived={k: tuple(v) for k, v in (derived or {}).items()})
+
+
+def from_results(results: Mapping[str, tuple], *, created: str | None = None) -> ParameterStore:
+    """A store from ``{area: (result, title, derived)}`` of catalog calibrations."""
+    areas = {}
+    for area, (result, title, derived) in results.items():
+        if not hasattr(result, "parameter_table"):
+            continue  # not a least-squares calibration (e.g. the DASD histogram): nothing to store
+        areas[area] = area_from_result(area, result, title=title, derived=derived)
+    return ParameterStore(areas=areas, code_version=_version(),
+                          created=created or _dt.date.today().isoformat())
+
+
+def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6) -> list[str]:
+    """Differences between two stores' areas and values (empty when they agree within ``rtol``)."""
+    out = []
+    for area in sorted(set(a.areas) | set(b.areas)):
+        if area not in a.areas or area not in b.areas:
+            out.append(f"area {area!r} in only one store")
+            continue
+        pa, pb = a.areas[area].parameters, b.areas[area].parameters
+        for name in sorted(set(pa) | set(pb)):
+            if name not in pa or name not in pb:
+                out.append(f"{area}.{name} in only one store")
+                continue
+            x, y = pa[name].value, pb[name].value
+            if not (x == y or abs(x - y) <= rtol * max(abs(x), abs(y))):
+                out.append(f"{area}.{name}: {x!r} vs {y!r}")
+            if pa[name].calibrated != pb[name].calibrated:
+                out.append(f"{area}.{name}: calibrated {pa[name].calibrated} vs {pb[name].calibrated}")
+    return out
