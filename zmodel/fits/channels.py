@@ -168,10 +168,26 @@ class ChannelModel(Model):
     def data_rate(self, p, protocol: str, gbit: int, workload: str, direct: bool = False,
                   multibus: bool = False) -> np.ndarray:
         """iozone throughput at each of :data:`THREADS` [B/s]."""
-        block, reads, disconnect = WORKLOADS[workload]
-        host = p["host_time"] + (0.0 if direct else block * COPY_TIME_PER_BYTE)
+        return self.curves(p, protocol, gbit, multibus)[(workload, direct)].copy()
+
+    def curves(self, p, protocol: str, gbit: int, multibus: bool = False) -> dict:
+        """(workload, direct) -> throughput at each of :data:`THREADS` [B/s], all in one batched MVA.
+
+        Memoised per parameter values (:meth:`~zmodel.calibration.Model.memo`): the
+        predictors of several rows share these curves at each optimiser step.
+        """
+        key = ("curves", protocol, gbit, multibus) + tuple(sorted(p.items()))
+        return self.memo(key, lambda: self._curves(p, protocol, gbit, multibus))
+
+    def _curves(self, p, protocol, gbit, multibus) -> dict:
+        cases = [(w, direct) for w in WORKLOADS for direct in (False, True)]
+        block = np.array([WORKLOADS[w][0] for w, _ in cases], dtype=float)[:, None]
+        reads = np.array([WORKLOADS[w][1] for w, _ in cases], dtype=float)[:, None]
+        disconnect = np.array([WORKLOADS[w][2] for w, _ in cases], dtype=float)[:, None]
+        host = p["host_time"] + np.where([d for _, d in cases], 0.0, block[:, 0] * COPY_TIME_PER_BYTE)[:, None]
         css = self.subsystem(p, protocol, gbit, multibus)
-        return np.asarray(css.throughput(THREADS, block, reads, disconnect, host).data_rate)
+        rate = np.asarray(css.throughput(THREADS, block, reads, disconnect, host).data_rate)
+        return {case: rate[i] for i, case in enumerate(cases)}
 
     # ------------------------------------------------------------------ predictions
     def _best_gain(self, p, protocol, workload) -> Ratio:

@@ -258,13 +258,24 @@ def _parse(path: Path) -> dict:
     return {"rows": records, "components": components, "lookup": lookup}
 
 
+#: (family, data_dir, $ZMODEL_DATA, working folder) -> resolved path of the family table
+#: (resolving is the slow part of a lookup)
+_PATHS: dict[tuple[str, str, str, str], Path] = {}
+
+
 def _load(family: str, data_dir=None) -> dict:
-    path = data_folder(data_dir) / "hardware" / f"{_check_family(family)}.csv"
+    where = (family, "" if data_dir is None else os.fspath(data_dir), os.environ.get("ZMODEL_DATA", ""),
+             os.getcwd())
+    path = _PATHS.get(where)
+    if path is None:
+        path = (data_folder(data_dir) / "hardware" / f"{_check_family(family)}.csv").resolve()
     try:
         stat = path.stat()
     except FileNotFoundError:
+        _PATHS.pop(where, None)
         raise ValueError(f"hardware table not found: {path} (set ZMODEL_DATA or pass data_dir)") from None
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    _PATHS[where] = path
+    key = (str(path), stat.st_mtime_ns, stat.st_size)   # an edited file is read again
     if key not in _CACHE:
         _CACHE[key] = _parse(path)
     return _CACHE[key]
