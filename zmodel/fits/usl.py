@@ -78,15 +78,15 @@ def _crossing(f, target: float, rising: bool) -> float:
     from scipy.optimize import brentq
 
     g = (lambda n: f(n) - target) if rising else (lambda n: target - f(n))
-    if g(1.0) >= 0:
+    if float(g(1.0)) >= 0:
         return 1.0
     grid = np.geomspace(1.0, _N_MAX, 200)
-    vals = np.array([g(n) for n in grid])
+    vals = np.asarray(g(grid), dtype=float)   # f takes arrays: the whole grid at once
     hit = np.nonzero(vals >= 0)[0]
     if hit.size == 0:
         return _N_MAX
     i = hit[0]
-    return brentq(g, grid[i - 1], grid[i], xtol=1e-10)
+    return brentq(lambda n: float(g(n)), grid[i - 1], grid[i], xtol=1e-10)
 
 
 class DbenchUSL(Model):
@@ -146,8 +146,10 @@ class DbenchUSL(Model):
         sigma, kappa = self._coeffs(kernel, p)
         return usl(processors, sigma, kappa, p["lambda_"])
 
-    def ratio_24_to_26(self, processors, p) -> float:
-        return float(self.throughput("2.4", processors, p) / self.throughput("2.6", processors, p))
+    def ratio_24_to_26(self, processors, p):
+        """2.4 over 2.6 throughput at ``processors`` (a float, or an array for an array) [1]."""
+        r = np.asarray(self.throughput("2.4", processors, p)) / np.asarray(self.throughput("2.6", processors, p))
+        return float(r) if r.ndim == 0 else r
 
     def peak_processors(self, kernel: str, p) -> float:
         """N* = sqrt((1 - sigma)/kappa), the processor count of peak throughput (inf if kappa = 0)."""
