@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.fits import Calibration
-from zmodel.hardware.dasd import DasdVolume, binned_probabilities, lognormal_mixture_cdf
+from zmodel.hardware.dasd import DasdVolume, _mixture_cdf, binned_probabilities, lognormal_mixture_cdf
 from zmodel.queueing._result import Result
 
 __all__ = ["DasdFitResult", "fit_dasd_statistics", "validate_dasd_statistics", "load_sample", "CALIBRATION"]
@@ -214,9 +214,13 @@ def fit_dasd_statistics(components: int = 4, data_dir=None) -> DasdFitResult:
     edges, counts = d["edges"], d["counts"]
     cs = counts["time_between_ssch_and_irq"]
 
+    t_edges = np.asarray(_finite(edges), dtype=float)
+
     def nll_service(x):
+        # _unpack gives valid mixtures by construction (softmax weights, positive medians and
+        # sigmas), so the inner loop uses the unchecked CDF of zmodel.hardware.dasd
         w, m, a = _unpack(x)
-        return _nll(cs, binned_probabilities(lognormal_mixture_cdf(_finite(edges), w, m, a)))
+        return _nll(cs, np.clip(np.diff(_mixture_cdf(t_edges, w, m, a)), 0.0, None))
 
     rng = np.random.default_rng(20031110)
     best = None

@@ -120,10 +120,15 @@ def lognormal_mixture_cdf(t, weights, medians, sigmas):
     >>> float(lognormal_mixture_cdf(2e-3, [1.0], [2e-3], [0.5]))
     0.5
     """
-    from scipy.special import ndtr
-
     w, med, sg = _check_mixture(weights, medians, sigmas)
     t = as_float_array("t", t, nonnegative=False, allow_inf=True)  # F(t) = 0 for t <= 0
+    return _mixture_cdf(t, w, med, sg)
+
+
+def _mixture_cdf(t, w, med, sg):
+    """:func:`lognormal_mixture_cdf` on checked float arrays (for a fit's inner loop)."""
+    from scipy.special import ndtr
+
     pos = t > 0
     with np.errstate(divide="ignore"):
         lt = np.log(np.where(pos, t, 1.0))
