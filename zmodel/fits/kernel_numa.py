@@ -214,8 +214,14 @@ class KernelNumaModel(Model):
     def ratio_range(self, p):
         return latency_ratio_range(int(round(p["system_cpus"])), self.latency(p))
 
+    #: parameters each memoised building block reads (its memo key: a finite-difference step of
+    #: another parameter reuses the value)
+    _LATENCY = ("local_latency", "nearest_ratio", "per_router_ratio")
+    _ZEROING = ("system_cpus", "outstanding", "line_size", "node_bandwidth") + _LATENCY
+    _READFILE = ("readfile_bytes", "system_cpus", "page_size", "slab_bytes_per_page") + _LATENCY
+
     def zeroing(self, cpus, region, p):
-        key = ("zero", cpus, region) + tuple(sorted(p.items()))
+        key = ("zero", cpus, region) + tuple(p[n] for n in self._ZEROING)
         return self.memo(key, lambda: hugetlb_zeroing(
             int(round(cpus)), region, system_cpus=int(round(p["system_cpus"])),
             outstanding=int(round(p["outstanding"])), line_size=p["line_size"],
@@ -227,15 +233,23 @@ class KernelNumaModel(Model):
                         write_drain=p["pio_write_drain"], chipset_read=p["chipset_read"])
 
     def pio(self, operation, p, busy: bool, writes: bool = False) -> float:
-        """Cost of a PIO operation [ns] (the catalog's unit)."""
+        """Cost of a PIO operation [ns] (the catalog's unit), memoised per parameter values."""
+        names = ("pio_writes", "busy_load", "pio_round_trip", "pio_dma_flush", "pio_write_drain", "chipset_read")
+        key = ("pio", operation, busy, writes) + tuple(p[n] for n in names)
+        return self.memo(key, lambda: self._pio(operation, p, busy, writes))
+
+    def _pio(self, operation, p, busy: bool, writes: bool) -> float:
         k = int(round(p["pio_writes"])) if writes else 0
-        return pio_cost(operation, load=p["busy_load"] if busy else 0.0, writes=k,
-                        costs=self.pio_costs(p)).time / NS
+        return float(pio_cost(operation, load=p["busy_load"] if busy else 0.0, writes=k,
+                              costs=self.pio_costs(p)).time) / NS
 
     def dma(self, p, routers) -> float:
         return dma_buffer_iops(p["dma_io_time"], p["dma_accesses"], routers, self.latency(p)).iops
 
     def readfile(self, p):
+        return self.memo(("readfile",) + tuple(p[n] for n in self._READFILE), lambda: self._readfile(p))
+
+    def _readfile(self, p):
         return page_cache_placement(p["readfile_bytes"], int(round(p["system_cpus"])), "round_robin",
                                     page_size=p["page_size"], slab_bytes_per_page=p["slab_bytes_per_page"],
                                     slab_policy="local", latency=self.latency(p))

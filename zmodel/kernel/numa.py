@@ -34,6 +34,7 @@ Units are SI: seconds, bytes, bytes/s. Memory sizes in the paper are binary (GB 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any, ClassVar
 
@@ -184,8 +185,12 @@ class AltixTopology:
 
     @vectorized
     def routers_from(self, node: int = 0) -> np.ndarray:
-        """Routers from ``node`` to every node, shape (nodes,) [1]."""
-        return self.routers_between(as_count("node", node, 0, self.nodes - 1), np.arange(self.nodes))
+        """Routers from ``node`` to every node, shape (nodes,) [1] (computed once per topology and node)."""
+        node = as_count("node", node, 0, self.nodes - 1)
+        cache = self.__dict__.setdefault("_routers_from", {})   # fields only in eq/hash: a private cache
+        if node not in cache:
+            cache[node] = self.routers_between(node, np.arange(self.nodes))
+        return cache[node].copy()
 
     @vectorized
     def distance_matrix(self) -> np.ndarray:
@@ -288,7 +293,9 @@ class LatencyRangeResult(Result):
     max_routers: Any
 
 
+@functools.lru_cache(maxsize=256)
 def _topology_for(cpus: int, like: AltixTopology) -> AltixTopology:
+    # one instance per (size, template): topologies are immutable and cache their router tables
     return dataclasses.replace(like, cpus=int(cpus))
 
 
