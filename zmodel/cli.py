@@ -81,6 +81,8 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 #: sweeps of at least this many points are run in chunks under a progress bar
 LARGE_SWEEP = 500
+#: most parameter draws ``zmodel plan --samples`` takes
+MAX_SAMPLES = 100_000
 #: largest scenario file read [bytes]
 MAX_SCENARIO_BYTES = 1 << 20
 #: default limit of :func:`estimate_cost` (``--max-cost``): about a minute on one core
@@ -416,9 +418,15 @@ def _throughput_unit(frame) -> str:
 
 
 def _units(frame) -> dict:
-    units = {c: UNITS[c] for c in frame.columns if c in UNITS}
-    if "throughput" in units:
-        units["throughput"] = _throughput_unit(frame)
+    """Column -> unit; an interval end (``<name>_lo``, ``<name>_hi``) has the unit of ``<name>``."""
+    def base(c):
+        c = str(c)
+        return c[:-3] if c.endswith(("_lo", "_hi")) and c[:-3] in UNITS else c
+
+    units = {c: UNITS[base(c)] for c in frame.columns if base(c) in UNITS}
+    for c in units:
+        if base(c) == "throughput":
+            units[c] = _throughput_unit(frame)
     return units
 
 
@@ -520,16 +528,32 @@ def estimate_cost(scenario, sweep: Mapping[str, list]) -> tuple[int, int, int]:
     return cost, points, largest
 
 
-def _progress_line(done: int, total: int, label: str) -> None:
-    print(f"{PROG}: {label}: {done}/{total} points ({100 * done // max(total, 1)} %)", file=sys.stderr, flush=True)
+def _progress_line(done: int, total: int, label: str, unit: str = "points") -> None:
+    print(f"{PROG}: {label}: {done}/{total} {unit} ({100 * done // max(total, 1)} %)", file=sys.stderr, flush=True)
 
 
-def _predict(scenario, sweep: dict[str, list]):
+def _predict(scenario, sweep: dict[str, list], samples: int = 0, seed: int = 0):
     """Run the prediction; a large sweep runs in chunks of its first key with progress.
 
     On a terminal a tqdm bar; otherwise a line on stderr about every tenth of the way.
     """
     n = math.prod(len(v) for v in sweep.values()) if sweep else 1
+    if samples:
+        bar = _progress(range(samples), total=samples, desc="samples")
+        lines = not _progress_enabled()
+        step = max(1, samples // 10)
+
+        def tick(done, total):
+            if lines and (done % step == 0 or done == total):
+                _progress_line(done, total, "plan", unit="parameter draws")
+            elif not lines:
+                bar.update(1)
+
+        try:
+            return scenario.predict(sweep=sweep or None, samples=samples, seed=seed, progress=tick)
+        finally:
+            if hasattr(bar, "close"):
+                bar.close()
     if n < LARGE_SWEEP or not sweep:
         return scenario.predict(sweep=sweep or None)
     import pandas as pd
@@ -586,6 +610,7 @@ def cmd_plan(args) -> int:
             except ValueError as exc:
                 raise UsageError(f"{where}: sweep {key}={value!r}: {_one_line(exc)}") from None
     cost, points, largest = estimate_cost(scenario, sweep)
+    cost *= 1 + max(0, args.samples)   # each draw predicts every point again
     if args.max_cost is not None and args.max_cost < 1:
         raise UsageError(f"--max-cost must be a positive integer, got {args.max_cost}")
     limit = MAX_COST if args.max_cost is None else args.max_cost
@@ -593,10 +618,32 @@ def cmd_plan(args) -> int:
         raise UsageError(f"{where}: this plan would cost about {cost:.3g} units ({points} sweep point"
                          f"{'s' if points != 1 else ''}, populations up to {largest}), above the limit "
                          f"{limit:.3g} (about a minute); raise it with --max-cost {cost} if you mean it")
+    if args.samples < 0 or args.samples > MAX_SAMPLES:
+        raise UsageError(f"--samples must be an integer from 0 to {MAX_SAMPLES}, got {args.samples}")
+    if args.sensitivity:
+        if args.sweep:
+            raise UsageError("--sensitivity predicts the scenario at its own values; it takes no --sweep "
+                             "(the file's [sweep] section is not used either)")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                frame = scenario.sensitivity()
+            except ValueError as exc:
+                raise UsageError(f"{where}: {_one_line(exc)}") from None
+        if frame.empty:
+            raise UsageError(f"{where}: --sensitivity: the prediction uses no parameter with a range to vary")
+        text = render(frame, args.format, scenario=where)
+        _warn_lines(caught)
+        if args.output:
+            write_atomically(args.output, text, protect=args.scenario)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        return 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            frame = _predict(scenario, sweep)
+            frame = _predict(scenario, sweep, args.samples, args.seed)
         except ValueError as exc:
             raise UsageError(f"{where}: {_one_line(exc)}") from None
     text = render(frame, args.format, scenario=where, sweep=sweep)
@@ -712,6 +759,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "the calibrated store shipped with zmodel")
     source.add_argument("--defaults", action="store_true",
                         help="predict with every parameter at its declared default (no calibration)")
+    plan.add_argument("--samples", type=int, default=0, metavar="N",
+                      help="draws of the parameters over which every point is predicted again; with N > 0 each "
+                      "quantity gets a 90 %% interval (<name>_lo, <name>_hi columns: calibrated parameters from "
+                      "their fitted distribution, assumed ones over their plausible range); default 0 (no "
+                      "intervals); 200 or more for stable ends")
+    plan.add_argument("--seed", type=int, default=0, metavar="S",
+                      help="seed of the draws (default %(default)s): the same seed gives the same intervals")
+    plan.add_argument("--sensitivity", action="store_true",
+                      help="print a tornado table instead: the headline output (throughput, or response time "
+                      "for an open load) with each parameter at the low and high end of its interval or "
+                      "plausible range, sorted by effect")
     plan.add_argument("--sweep", action="append", metavar="KEY=V1,V2,...",
                       help="sweep a scenario key over values, e.g. hardware.cpus=1,2,4,8 or "
                       "kernel.version=2.4.21,2.6.10; repeat for a cartesian product; overrides the "

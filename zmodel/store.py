@@ -288,8 +288,11 @@ class ParameterStore:
         stored covariance (``method = "covariance"``), uniform over a stored range (profile
         or readings intervals), uniform over the plausible bounds when the data did not
         determine them. Assumed parameters (held at a default or a reading in every area)
-        are drawn uniformly over ``assumed_ranges`` (their ``param()`` metadata range) when
-        given, else kept at their value. Draws are clipped to the parameter's bounds;
+        are drawn over ``assumed_ranges`` (their ``param()`` metadata range) when given,
+        else kept at their value: uniformly, or uniformly in the logarithm when the range
+        is positive and spans a factor of 10 or more (a scale known to within decades: the
+        log-uniform law gives each decade the same weight, Jeffreys' prior for a scale,
+        H. Jeffreys, *Theory of Probability*, 3rd ed., Oxford 1961, sec. 3.1). Draws are clipped to the parameter's bounds;
         derived products are rebuilt from the draws.
 
         Parameters
@@ -319,7 +322,10 @@ class ParameterStore:
                 out[name] = per_area[area][name]
             elif name in ranges:
                 lo, hi = ranges[name]
-                out[name] = rng.uniform(lo, hi, size=n)
+                if lo > 0 and hi >= 10 * lo:   # a scale spanning decades: uniform in its logarithm
+                    out[name] = np.exp(rng.uniform(math.log(lo), math.log(hi), size=n))
+                else:
+                    out[name] = rng.uniform(lo, hi, size=n)
             elif area is not None:
                 out[name] = per_area[area][name]
         return out

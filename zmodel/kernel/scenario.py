@@ -56,7 +56,7 @@ from zmodel.kernel.versions import (
     compose,
     kernel_version,
 )
-from zmodel.conventions import as_count, as_fraction, as_scalar, quiet_saturation, vectorized
+from zmodel.conventions import as_choice, as_count, as_fraction, as_scalar, quiet_saturation, vectorized
 from zmodel.queueing._params import parameter_info
 from zmodel.store import ParameterStore
 from zmodel.store import default as default_store
@@ -89,6 +89,13 @@ HYPERVISOR_TYPES = ("none", "lpar", "zvm")
 #: columns of :meth:`Scenario.predict` after the swept key paths
 OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
                   "steal", "memory_overhead", "features", "parameters", "saturated", "model", "assumed")
+#: numeric columns of :meth:`Scenario.predict` that get a sampled interval (``<name>_lo``, ``<name>_hi``)
+INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
+                    "steal", "memory_overhead")
+#: coverage of the predicted intervals: the 5th and 95th percentiles of the sampled predictions
+INTERVAL_LEVEL = 0.90
+#: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
+MAX_SAMPLES = 100_000
 #: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
 #: (the dbench CPU time per page outside memory management, fitted by the kernel-versions
 #: calibration on the IBM Systems Journal's dbench figures)
@@ -684,8 +691,91 @@ class Scenario:
                                f"tx_rate={lam:.4g}, {r.parameters_text()}, {extra}",
                     saturated=", ".join(saturated), model=MODEL_OPEN)
 
+    def parameter_ranges(self) -> dict[str, tuple[float, float]]:
+        """Plausible ranges of the used parameters (their ``param()`` metadata, else the store's bounds)."""
+        info = parameter_info(KernelCosts)
+        out = {n: info[n].range for n in self.used_parameters() if n in info}
+        for n in self.used_parameters():
+            if n not in out and self.parameters.where(n) is not None:
+                b = self.parameters.parameter(n).bounds
+                if b is not None:
+                    out[n] = b
+        return out
+
+    def with_values(self, values: Mapping[str, float]) -> "Scenario":
+        """This scenario with some parameter values replaced (kernel costs, channel times, workload readings)."""
+        overlay = _Overlay(self.parameters, values)
+        return dataclasses.replace(self, costs=calibrated_costs(overlay), parameters=overlay)
+
+    def draws(self, samples: int, seed=0, vary_assumed: bool = True) -> dict[str, np.ndarray]:
+        """Joint draws of the parameters a prediction uses (see :meth:`zmodel.store.ParameterStore.sample`).
+
+        Calibrated parameters come from their fitted distribution or range; assumed ones
+        from their plausible range (:meth:`parameter_ranges`), or held at their values
+        with ``vary_assumed=False`` (the calibration's uncertainty alone).
+        """
+        samples = as_count("samples", samples, 1, MAX_SAMPLES)
+        assumed = set(self.assumed()) if vary_assumed else set()
+        ranges = {n: r for n, r in self.parameter_ranges().items() if n in assumed}
+        return self.parameters.sample(samples, seed, names=self.used_parameters(), assumed_ranges=ranges)
+
+    def sensitivity(self, output: str | None = None):
+        """Tornado table: the headline output with each used parameter at the ends of its range.
+
+        Each parameter the prediction uses is set to the low and the high end of its 90 %
+        interval (calibrated, from the store) or of its plausible range (assumed, from its
+        ``param()`` metadata), the others at their values; the scenario is predicted
+        without its sweep (the first point of the sweep's own values is not used).
+
+        Parameters
+        ----------
+        output : str, optional
+            Column of :data:`INTERVAL_COLUMNS` to report; default ``response_time`` for an
+            open load (``workload.io_rate``), else ``throughput``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per parameter, sorted by effect: parameter, calibrated, low, high
+            (the parameter's ends), output_at_low, output_at_high, effect
+            (``|output_at_high - output_at_low|``; NaN where one end is infinite: listed first).
+        """
+        import pandas as pd
+
+        if output is None:
+            output = "response_time" if self.workload.io_rate is not None else "throughput"
+        output = as_choice("output", output, INTERVAL_COLUMNS)
+        calibrated = self.parameters.calibrated()
+        ranges = self.parameter_ranges()
+        values = self.parameters.values()
+        rows = []
+        for name in self.used_parameters():
+            area = self.parameters.where(name)
+            if area is not None and name in self.parameters.areas[area].derived:
+                continue   # a product of other parameters (e.g. the IPTE stall): it moves with them
+            if name in calibrated and self.parameters.where(name) is not None \
+                    and name in self.parameters.areas[self.parameters.where(name)].parameters \
+                    and self.parameters.parameter(name).interval is not None:
+                lo, hi = self.parameters.parameter(name).interval
+            elif name in ranges:
+                lo, hi = ranges[name]
+            else:
+                continue
+            with quiet_saturation():
+                a = float(self.with_values({name: lo}).predict()[output].iloc[0])
+                b = float(self.with_values({name: hi}).predict()[output].iloc[0])
+            effect = abs(b - a) if math.isfinite(a) and math.isfinite(b) else math.inf
+            rows.append(dict(parameter=name, calibrated=name in calibrated, value=values.get(name, math.nan),
+                             low=lo, high=hi, output_at_low=a, output_at_high=b, effect=effect))
+        frame = pd.DataFrame(rows, columns=["parameter", "calibrated", "value", "low", "high", "output_at_low",
+                                            "output_at_high", "effect"])
+        frame = frame.sort_values("effect", ascending=False, kind="stable").reset_index(drop=True)
+        frame.attrs["output"] = output
+        return frame
+
     @vectorized
-    def predict(self, sweep: Mapping | None = None):
+    def predict(self, sweep: Mapping | None = None, samples: int = 0, seed=0, progress=None,
+                vary_assumed: bool = True):
         r"""Predict every point of a sweep: one DataFrame row per point.
 
         Parameters
@@ -695,12 +785,25 @@ class Scenario:
             ``"workload.clients"``, ``"hypervisor.guests"``, ``"kernel.version"``) to the
             values to sweep; the cartesian product is solved. Default: the scenario's own
             ``[sweep]`` section, or the single scenario.
+        samples : int, optional
+            Draws of the parameters (:meth:`draws`) over which each point is predicted
+            again; with ``samples > 0`` every column of :data:`INTERVAL_COLUMNS` gets a
+            90 % interval, ``<name>_lo`` and ``<name>_hi`` (the 5th and 95th percentiles
+            of the sampled predictions; no interpolation, so an infinite response time in
+            more than 5 % of the draws gives an infinite upper end). 0: no intervals.
+        seed : int or numpy.random.Generator
+            Seed of the draws (the same seed gives the same intervals).
+        progress : callable, optional
+            ``progress(done, total)`` after each draw (the CLI draws its bar with it).
+        vary_assumed : bool
+            Draw the assumed parameters over their plausible ranges (default), or hold
+            them at their values (the intervals then show the calibration's uncertainty only).
 
         Returns
         -------
         pandas.DataFrame
             Columns: the swept key paths (in the given order), then
-            :data:`OUTPUT_COLUMNS`.
+            :data:`OUTPUT_COLUMNS`, then the interval columns when ``samples > 0``.
 
         Notes
         -----
@@ -711,6 +814,26 @@ class Scenario:
         """
         import pandas as pd
 
+        samples = as_count("samples", samples, 0, MAX_SAMPLES)
+        if samples:
+            base = self.predict(sweep)
+            draws = self.draws(samples, seed, vary_assumed=bool(vary_assumed))
+            names = list(draws)
+            runs = []
+            for i in range(samples):
+                with quiet_saturation():
+                    runs.append(self.with_values({n: draws[n][i] for n in names}).predict(sweep)
+                                [list(INTERVAL_COLUMNS)].to_numpy(dtype=float))
+                if progress is not None:
+                    progress(i + 1, samples)
+            stack = np.stack(runs)                     # (samples, points, columns)
+            tail = (1.0 - INTERVAL_LEVEL) / 2
+            lo = np.quantile(stack, tail, axis=0, method="inverted_cdf")
+            hi = np.quantile(stack, 1.0 - tail, axis=0, method="inverted_cdf")
+            for k, col in enumerate(INTERVAL_COLUMNS):
+                base[f"{col}_lo"] = lo[:, k]
+                base[f"{col}_hi"] = hi[:, k]
+            return base
         if sweep is None:
             items = list(self.sweep)
         else:
@@ -752,6 +875,19 @@ class Scenario:
                 row.update(p)
                 rows.append(row)
         return pd.DataFrame(rows, columns=keys + list(OUTPUT_COLUMNS))
+
+
+class _Overlay:
+    """A parameter store with some values replaced (one draw of :meth:`Scenario.draws`)."""
+
+    def __init__(self, store, values):
+        self._store, self._values = store, {k: float(v) for k, v in values.items()}
+
+    def values(self):
+        return {**self._store.values(), **self._values}
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
 
 
 def _check_sweep(sweep, mapping) -> tuple:

@@ -1,0 +1,133 @@
+"""Intervals on predictions: sampled parameters propagated through the planner, and their coverage.
+
+Expected values come from outside the code: the specjbb demand written out by hand
+(one CPU, one warehouse thread: X = 1/D, D = user + switches (switch + runqueue hold) +
+syncs x sync, as in tests/test_kernel_scenario.py), quantiles of a uniform law, and a
+seeded coverage experiment judged against the binomial 99 % band.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from zmodel import store
+from zmodel.kernel.scenario import WORKLOAD_KINDS, Scenario
+from zmodel.kernel.versions import KernelCosts
+
+SPECJBB = {"hardware": {"processor": "z990", "cpus": 1}, "kernel": {"version": "2.6.10"},
+           "workload": {"kind": "specjbb"}}
+A, B = 2e-5, 6e-5   # a stored "readings range" of the runqueue hold time [s]
+
+
+def _store():
+    return store.ParameterStore.from_dict({"areas": {"kernel_versions": {"parameters": {
+        "runqueue_hold": {"value": 4e-5, "unit": "s", "calibrated": True, "interval": [A, B],
+                          "method": "readings range", "bounds": [0.0, 1e-4]}}}}})
+
+
+def _x(hold):
+    c, p = KernelCosts(), WORKLOAD_KINDS["specjbb"]
+    return 1.0 / (p["user_time"] + p["switches"] * (c.switch_time + hold) + p["thread_syncs"] * c.thread_sync_time)
+
+
+def test_interval_of_a_uniform_calibrated_parameter():
+    s = Scenario.from_dict(SPECJBB, parameters=_store())
+    n = 2000
+    df = s.predict(samples=n, seed=11, vary_assumed=False)
+    # X decreases with the hold time: its 5 % point is X at the hold's 95 % point and vice versa;
+    # an empirical quantile of n uniforms is within 5 sd = 5 sqrt(p (1-p) / n) (B - A) of the true one
+    tol = 5 * math.sqrt(0.05 * 0.95 / n) * (B - A)
+    lo_hold, hi_hold = A + 0.05 * (B - A), A + 0.95 * (B - A)
+    assert _x(hi_hold + tol) <= df["throughput_lo"].iloc[0] <= _x(hi_hold - tol)
+    assert _x(lo_hold + tol) <= df["throughput_hi"].iloc[0] <= _x(lo_hold - tol)
+    assert df["throughput"].iloc[0] == pytest.approx(_x(4e-5), rel=1e-12)
+    # response time = D for one thread with no think time: the same ends, inverted (to one order
+    # statistic: the 5 % point of R is the 100th smallest of 2000, the 95 % point of X the 101st largest)
+    assert df["response_time_lo"].iloc[0] == pytest.approx(1 / df["throughput_hi"].iloc[0], rel=1e-3)
+    # seeded: the same seed, the same interval
+    again = s.predict(samples=n, seed=11, vary_assumed=False)
+    assert again["throughput_lo"].iloc[0] == df["throughput_lo"].iloc[0]
+
+
+def test_assumed_parameters_widen_the_interval():
+    s = Scenario.from_dict(SPECJBB, parameters=_store())
+    calib = s.predict(samples=300, seed=2, vary_assumed=False)
+    both = s.predict(samples=300, seed=2)
+    width = lambda d: float(d["throughput_hi"].iloc[0] - d["throughput_lo"].iloc[0])  # noqa: E731
+    assert width(both) > width(calib)
+    for col in ("throughput", "response_time", "cpu_utilization"):
+        assert (both[f"{col}_lo"] <= both[f"{col}_hi"]).all()
+
+
+def test_sweep_intervals_have_one_row_per_point():
+    s = Scenario.from_dict(SPECJBB, parameters=_store())
+    df = s.predict({"hardware.cpus": [1, 2]}, samples=50, seed=0, vary_assumed=False)
+    assert list(df["hardware.cpus"]) == [1, 2]
+    assert {"throughput_lo", "throughput_hi", "memory_overhead_lo"} <= set(df.columns)
+
+
+def test_sensitivity_by_hand():
+    s = Scenario.from_dict(SPECJBB, parameters=_store())
+    t = s.sensitivity()
+    assert t.attrs["output"] == "throughput"
+    row = t.set_index("parameter").loc["runqueue_hold"]
+    assert bool(row["calibrated"]) and (row["low"], row["high"]) == (A, B)
+    assert row["output_at_low"] == pytest.approx(_x(A), rel=1e-12)
+    assert row["output_at_high"] == pytest.approx(_x(B), rel=1e-12)
+    assert list(t["effect"]) == sorted(t["effect"], reverse=True)
+
+
+@pytest.mark.parametrize("kwargs,words", [({"samples": -1}, "samples"), ({"samples": True}, "samples"),
+                                          ({"samples": 10 ** 9}, "samples")])
+def test_bad_samples(kwargs, words):
+    s = Scenario.from_dict(SPECJBB, parameters=_store())
+    with pytest.raises(ValueError, match=words):
+        s.predict(**kwargs)
+
+
+def test_interval_coverage_on_synthetic_data():
+    """200 seeded replications of a calibration with known truth: the 90 % interval of a
+    prediction covers the truth at a rate inside the binomial 99 % band around 0.90."""
+    from zmodel.calibration import Model, calibrate
+
+    truth, sigma, xs, x_new = 2.0, 0.05, np.linspace(1.0, 3.0, 20), 5.0
+    rng = np.random.default_rng(20261124)
+    reps, covered = 200, 0
+    for r in range(reps):
+        m = Model({"a": 1.0})
+        for k, x in enumerate(xs):
+            m.add_predictor(f"syn.y{k}", lambda p, x=x: p["a"] * x)
+        y = truth * xs + rng.normal(0.0, sigma, xs.size)
+        data = pd.DataFrame({"id": [f"syn.y{k}" for k in range(xs.size)], "kind": "absolute",
+                             "value_num": y, "unit": "1"})
+        fit = calibrate(m, data, scale="absolute")
+        area = store.area_from_result("syn", fit)
+        draws = store.ParameterStore(areas={"syn": area}).sample(1000, seed=r)["a"]
+        pred = draws * x_new
+        lo, hi = np.quantile(pred, [0.05, 0.95])
+        covered += lo <= truth * x_new <= hi
+    rate = covered / reps
+    half = 2.5758 * math.sqrt(0.9 * 0.1 / reps)   # binomial 99 % band (normal approximation)
+    assert 0.9 - half <= rate <= 0.9 + half, rate
+
+
+def test_cli_samples_and_sensitivity(tmp_path, capsys):
+    from zmodel.cli import main
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[hardware]\nprocessor = "z990"\ncpus = 1\n[kernel]\nversion = "2.6.10"\n'
+                        '[workload]\nkind = "specjbb"\n')
+    assert main(["plan", str(scenario), "--samples", "20", "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "throughput_lo [transactions/s]" in header and "response_time_hi [s]" in header
+    assert main(["plan", str(scenario), "--sensitivity", "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("parameter,calibrated,value,low,high")
+    for argv, words in ((["--samples", "-2"], "--samples must be"), (["--samples", "x"], "--samples"),
+                        (["--sensitivity", "--sweep", "hardware.cpus=1,2"], "takes no --sweep")):
+        assert main(["plan", str(scenario), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err
