@@ -340,11 +340,16 @@ def _file_title(path: Path) -> str:
     return (m.group(1) if m else text) or path.stem.replace("_", " ")
 
 
-def example_predictions(folder=None) -> list[dict]:
-    """Predict every example scenario over its own ``[sweep]``.
+#: parameter draws behind the front page's prediction intervals (``Scenario.predict(samples=)``)
+EXAMPLE_SAMPLES = 100
+
+
+def example_predictions(folder=None, samples: int = EXAMPLE_SAMPLES) -> list[dict]:
+    """Predict every example scenario over its own ``[sweep]``, with sampled 90 % intervals.
 
     Returns a list of ``{"file", "title", "sweep", "frame"}`` dicts (``frame`` as
-    :meth:`zmodel.kernel.scenario.Scenario.predict` returns it).
+    :meth:`zmodel.kernel.scenario.Scenario.predict` returns it with ``samples`` draws of
+    the parameters, seed 0: ``<quantity>_lo``/``_hi`` columns; none with ``samples=0``).
     """
     import warnings
 
@@ -357,7 +362,7 @@ def example_predictions(folder=None) -> list[dict]:
         scenario = Scenario.from_dict(data)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            frame = scenario.predict()
+            frame = scenario.predict(samples=samples, seed=0)
         out.append({"file": path.name, "title": _file_title(path), "sweep": [k for k, _ in scenario.sweep],
                     "frame": frame})
     return out
@@ -860,6 +865,10 @@ def _headline(example: dict) -> str:
     show = sweep + [c for c in ("throughput", "response_time", "cpu_utilization", "saturated")
                     if c in frame.columns]
     t = frame[show].copy()
+    for col in ("throughput", "response_time"):
+        if f"{col}_lo" in frame.columns:   # the value with its sampled 90 % interval
+            t[col] = [f"{_readable(v)} [{_readable(lo)}, {_readable(hi)}]"
+                      for v, lo, hi in zip(frame[col], frame[f"{col}_lo"], frame[f"{col}_hi"])]
     rename = {"throughput": unit_label, "response_time": "response time [s]",
               "cpu_utilization": "CPU utilization"}
     if "kernel.version" in sweep and len(sweep) == 2:
@@ -912,9 +921,19 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
                          f"{_fmt_table(ex['frame'])}</details>")
     else:
         parts.append("<p>No example scenarios were given.</p>")
-    parts.append('<p class="zmodel-pending" id="intervals"><strong>Prediction intervals:</strong> not yet '
-                 "shown. Each prediction above is the model at its calibrated parameters; the intervals "
-                 "sampled from the calibrated and assumed parameters will appear here.</p>")
+    parts.append('<p id="intervals"><strong>Prediction intervals.</strong> Each value is the model at the '
+                 "calibrated parameters of the parameter store (<code>zmodel/_data/params/parameters.toml</code>); "
+                 f"the bracket is its 90 % interval over {EXAMPLE_SAMPLES} joint draws of the parameters the "
+                 "prediction uses (seed 0): calibrated parameters from their fitted distribution, assumed "
+                 "parameters over their plausible range (log-uniform where it spans decades). Wide brackets "
+                 "say that an assumed parameter, not the data, decides the answer: <code>zmodel plan "
+                 "FILE --sensitivity</code> names it.</p>")
+    if examples:
+        used = sorted({a for ex in examples if "assumed" in ex["frame"].columns
+                       for cell in ex["frame"]["assumed"] for a in str(cell).split(", ") if a})
+        if used:
+            parts.append("<p>Parameters these predictions use that no calibration fitted (declared "
+                         f"defaults): <code>{html.escape(', '.join(used))}</code>.</p>")
 
     parts.append('<h2 id="accuracy">How well each area\'s model predicts</h2>')
     parts.append("<p>Absolute percent error between the model and each documented number it was fitted to "
