@@ -625,7 +625,9 @@ class CalibrationResult(Result):
         One row per fitted-kind measurement: id, kind, unit, measured, predicted,
         predicted_a, predicted_b (the two predictions of a ratio/percent change),
         residual (unweighted, fit scale), weight, weighted_residual, percent_error
-        (``100 (p - m)/|m|``), satisfied (bound kinds), used_in_fit.
+        (``100 (p - m)/|m|``), satisfied (bound kinds), used_in_fit, informative (the
+        prediction depends on a free parameter; False for a configuration echo, see
+        :func:`informative_rows`).
     shape_checks : pandas.DataFrame
         One row per shape measurement: id, passed (True/False/None = no check), used_in_fit.
     chisqr : float
@@ -633,7 +635,8 @@ class CalibrationResult(Result):
     n_data : int
         Measurements used in the fit (shape rows excluded).
     n_active : int
-        Of these, the rows that constrain the optimum (value kinds + violated bounds).
+        Of these, the rows that constrain the optimum: value kinds and violated bounds whose
+        prediction depends on a free parameter (configuration echoes are not counted).
     n_free : int
         Free (varying) parameters.
     dof : int
@@ -886,7 +889,8 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     chisqr = float(np.sum(wres[used] ** 2))
     kinds = problem.fit_table["kind"].to_numpy()
     is_bound = np.isin(kinds, _UPPER + _LOWER)
-    active_rows = ~is_bound | (res != 0)
+    informative = informative_rows(sol, problem)
+    active_rows = (~is_bound | (res != 0)) & informative
     n_data = int(used.sum())
     n_active = int(np.sum(used & active_rows))
     dof = n_active - len(problem.free)
@@ -895,7 +899,26 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     stderr, corr = flag_uncertain(cov, sol.x, ident, problem.free, dof, scale_covar,
                                   max_relative_stderr=max_relative_stderr, max_correlation=max_correlation)
     return tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
-                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar)
+                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
+                  informative=informative)
+
+
+def informative_rows(sol: "Solution", problem: "Problem") -> np.ndarray:
+    """Per fitted row: whether its prediction depends on a free parameter.
+
+    A used row whose Jacobian row (weighted residual against every free parameter, at the
+    optimum) is zero is a configuration echo -- a number the model reproduces whatever the
+    parameters (a link rate, a maximum device count): it is shown but neither counted in
+    the degrees of freedom nor averaged in an error figure. Rows left out of the fit have
+    no Jacobian row and count as informative (they are predictions to be judged).
+    """
+    out = np.ones(len(problem.fit_table), dtype=bool)
+    jac = np.asarray(sol.jacobian)
+    if jac.ndim == 2 and jac.shape[1] and len(jac):
+        out[np.flatnonzero(problem.used)] = np.any(jac != 0.0, axis=1)
+    elif not problem.free:
+        out[:] = False
+    return out
 
 
 # --------------------------------------------------------------------------- engine parts
@@ -1219,7 +1242,7 @@ def flag_uncertain(cov, x, ident: Identifiability, free, dof: int, scale_covar: 
 
 def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, stderr, corr, pred, pa, pb, res,
            wres, is_bound, *, chisqr: float, n_data: int, n_active: int, dof: int,
-           scale_covar: bool) -> CalibrationResult:
+           scale_covar: bool, informative=None) -> CalibrationResult:
     """Assemble the :class:`CalibrationResult`: parameter table, residual table, shape checks, statistics."""
     import pandas as pd
     from scipy import stats
@@ -1262,6 +1285,7 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
         "residual": res, "weight": problem.weight, "weighted_residual": wres, "percent_error": perr,
         "satisfied": pd.array(np.where(is_bound, satisfied, None), dtype="boolean"),
         "used_in_fit": problem.used,
+        "informative": np.ones(len(fit_tab), dtype=bool) if informative is None else np.asarray(informative),
     })
     shape_rows = []
     for id_ in problem.shape_table["id"]:
@@ -1299,15 +1323,19 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     Returns
     -------
     pandas.DataFrame
-        One row per used fitted-kind measurement: id, kind, unit, measured,
+        One row per used, informative fitted-kind measurement (configuration echoes are
+        not predictions: left out): id, kind, unit, measured,
         predicted_full (all data), predicted_loo (that row left out), percent_error_full,
-        percent_error_loo (``100 (p - m)/|m|``; 0 for a bound the left-out fit satisfies),
-        residual_loo (fit-scale residual), success, predictable (False when leaving the
+        percent_error_loo (``100 (p - m)/|m|``; NaN for a bound: bounds are judged by
+        bound_satisfied_loo, satisfied or violated by the left-out prediction, never
+        scored as a percent), residual_loo (fit-scale residual), success (False: the refit
+        did not converge, counted in ``n_failed``), predictable (False when leaving the
         row out leaves a free parameter unidentified: no other row determines it, so the
         left-out value rests on that parameter's initial value) and
         unidentified_without (those parameters). ``.attrs`` holds the summary:
-        ``median_abs_percent_error``, ``mean_abs_percent_error``, ``n``,
-        ``median_abs_percent_error_predictable`` and ``n_unpredictable``.
+        ``median_abs_percent_error``, ``mean_abs_percent_error`` (over value rows),
+        ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (refits that did not
+        converge), ``median_abs_percent_error_predictable`` and ``n_unpredictable``.
 
     Notes
     -----
@@ -1339,34 +1367,41 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     # remaining rows leave a parameter free (it would just keep its fitted value).
     kw["params"] = full.init_params.copy()
     r = full.residuals
-    todo = r.loc[r["used_in_fit"]]
+    # configuration echoes (no free parameter moves them) are not predictions: not cross-validated
+    todo = r.loc[r["used_in_fit"] & r["informative"].astype(bool)]
     rows = []
     for _, row in _progress(todo.iterrows(), len(todo), "leave-one-out", progress):
         loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights, **kw)
         lr = loo.residuals.set_index("id").loc[row["id"]]
         m, p = row["measured"], lr["predicted"]
         perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
-        if row["kind"] in _UPPER + _LOWER and lr["residual"] == 0:
-            perr = 0.0
         full_perr = row["percent_error"]
-        if row["kind"] in _UPPER + _LOWER and row["residual"] == 0:
-            full_perr = 0.0
+        bound = row["kind"] in _UPPER + _LOWER
+        satisfied_loo = bool(lr["residual"] == 0) if bound else None
+        if bound:   # a bound is satisfied or violated, never scored as a percent error
+            perr = full_perr = math.nan
         t = loo.parameter_table
         lost = [n for n in t.index[t["vary"] & ~t["identifiable"]]
                 if n not in set(full.parameter_table.index[~full.parameter_table["identifiable"]])]
         rows.append(dict(id=row["id"], kind=row["kind"], unit=row["unit"], measured=m,
                          predicted_full=row["predicted"], predicted_loo=p,
                          percent_error_full=full_perr, percent_error_loo=perr,
-                         residual_loo=lr["residual"], success=loo.success,
+                         residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
                          predictable=not lost, unidentified_without=", ".join(lost)))
     out = pd.DataFrame(rows, columns=["id", "kind", "unit", "measured", "predicted_full", "predicted_loo",
-                                      "percent_error_full", "percent_error_loo", "residual_loo", "success",
-                                      "predictable", "unidentified_without"])
-    a = out["percent_error_loo"].abs()
-    b = out.loc[out["predictable"].astype(bool), "percent_error_loo"].abs()
+                                      "percent_error_full", "percent_error_loo", "residual_loo",
+                                      "bound_satisfied_loo", "success", "predictable", "unidentified_without"])
+    values = out[out["bound_satisfied_loo"].isna()] if len(out) else out
+    a = values["percent_error_loo"].abs().dropna()
+    b = values.loc[values["predictable"].astype(bool), "percent_error_loo"].abs().dropna()
     out.attrs["median_abs_percent_error"] = float(a.median()) if len(a) else math.nan
     out.attrs["mean_abs_percent_error"] = float(a.mean()) if len(a) else math.nan
     out.attrs["n"] = len(out)
+    bounds = out["bound_satisfied_loo"].dropna().astype(bool) if len(out) else out.get("bound_satisfied_loo")
+    out.attrs["bounds_satisfied"] = int(bounds.sum()) if bounds is not None else 0
+    out.attrs["bounds"] = int(len(bounds)) if bounds is not None else 0
+    # a refit that did not converge is a failure, counted, not silently averaged
+    out.attrs["n_failed"] = int((~out["success"].astype(bool)).sum()) if len(out) else 0
     # rows whose removal leaves a parameter that only they determined: their left-out
     # "prediction" rests on that parameter's initial value, not on the other data
     out.attrs["median_abs_percent_error_predictable"] = float(b.median()) if len(b) else math.nan

@@ -771,8 +771,10 @@ def _errors(frame, column: str = "percent_error", satisfied: str = "satisfied"):
 def accuracy_table(calibrations):
     """One row per area: how well its model reproduces the documented numbers.
 
-    Columns: area, documented numbers fitted, median and worst absolute percent error of
-    the fit (a satisfied bound counts 0 %), leave-one-out median and worst (each number
+    Columns: area, documented numbers fitted, the informative ones (whose prediction
+    depends on a free parameter: configuration echoes are not), the degrees of freedom,
+    median and worst absolute percent error over the informative value rows (bounds are
+    not scored by a percent: ``bounds satisfied`` counts them), leave-one-out median and worst (each number
     predicted by a fit that did not see it; the kernel areas, from the kernel summary),
     and the note for fits that are not scored by percent error (the DASD histograms).
     """
@@ -794,10 +796,18 @@ def accuracy_table(calibrations):
         if hasattr(result, "chisqr"):
             res = result.to_frame("residuals")
             used = res[res["used_in_fit"].astype(bool)] if "used_in_fit" in res else res
-            err = _errors(used)
-            row.update({"numbers fitted": int(len(used)),
+            informative = used[used["informative"].astype(bool)] if "informative" in used else used
+            bound = informative["satisfied"].notna() if "satisfied" in informative else \
+                pd.Series(False, index=informative.index)
+            values = informative[~bound]
+            err = values["percent_error"].astype(float).abs().to_numpy()
+            err = err[np.isfinite(err)]
+            sat = informative.loc[bound, "satisfied"].astype(bool)
+            row.update({"numbers fitted": int(len(used)), "informative": int(len(informative)),
+                        "degrees of freedom": int(result.dof),
                         "median |% error|": float(np.median(err)) if err.size else math.nan,
-                        "worst |% error|": float(np.max(err)) if err.size else math.nan})
+                        "worst |% error|": float(np.max(err)) if err.size else math.nan,
+                        "bounds satisfied": f"{int(sat.sum())} of {len(sat)}" if len(sat) else ""})
         elif hasattr(result, "ks"):
             ks = max(result.ks.values())
             row.update({"numbers fitted": int(len(result.to_frame())),
@@ -807,8 +817,8 @@ def accuracy_table(calibrations):
             row.update({"left-out median |% error|": float(r["median_left_out"]),
                         "left-out worst |% error|": float(r["worst_left_out"])})
         rows.append(row)
-    cols = ["area", "what", "numbers fitted", "median |% error|", "worst |% error|",
-            "left-out median |% error|", "left-out worst |% error|", "note"]
+    cols = ["area", "what", "numbers fitted", "informative", "degrees of freedom", "median |% error|",
+            "worst |% error|", "bounds satisfied", "left-out median |% error|", "left-out worst |% error|", "note"]
     frame = pd.DataFrame(rows)
     return frame[[c for c in cols if c in frame.columns]]
 
@@ -936,8 +946,11 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
                          f"defaults): <code>{html.escape(', '.join(used))}</code>.</p>")
 
     parts.append('<h2 id="accuracy">How well each area\'s model predicts</h2>')
-    parts.append("<p>Absolute percent error between the model and each documented number it was fitted to "
-                 "(a satisfied bound counts 0 %), and, where it was run, the leave-one-out error: each "
+    parts.append("<p>Absolute percent error between the model and each documented number it was fitted to, "
+                 "over the <em>informative</em> numbers only (a number the model reproduces whatever its "
+                 "parameters, such as a link rate, is shown in the details but not counted); bounds are "
+                 "counted as satisfied or violated, never as a 0 % error; the degrees of freedom are "
+                 "informative rows minus free parameters. Where it was run, the leave-one-out error: each "
                  "number predicted by a fit that did not see it.</p>")
     acc = accuracy_table(calibrations) if calibrations else None
     if acc is not None and len(acc):

@@ -13,9 +13,11 @@ them (reusing results already computed in this process) and summarises per area:
   parameter reproduces by construction are reported but kept out of this figure, so
   that trivially exact rows do not flatter the median;
 * the leave-one-out median and worst absolute percent error (each row predicted by a
-  fit that did not see it, started from the model's initial values), over the rows the
-  other data can predict; rows whose removal leaves a parameter undetermined are
-  counted as ``unpredictable_rows`` instead of scoring a meaningless error;
+  fit that did not see it, started from the model's declared values) over every
+  informative value row -- including the rows whose removal leaves a parameter
+  undetermined (counted as ``unpredictable_rows`` and also summarised without them,
+  ``median_left_out_predictable``); bounds counted as satisfied or violated
+  (``bounds_left_out``) and refits that did not converge as ``failed_refits``;
 * the shape claims checked and how many hold.
 
 The targets of the issue are a median absolute error of at most 5 % on fitted numbers
@@ -139,10 +141,19 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
         if leave_one_out is True or (leave_one_out == "summary" and cal.leave_one_out_in_summary):
             loo = cal.cross_validate()
             loos[area] = loo
-            predictable = loo[loo["predictable"].astype(bool)]
-            lerr = _abs_errors(predictable, "percent_error_loo")
+            # every informative value row counts, including those the other rows cannot
+            # predict (their left-out error is reported, not excluded); bounds are counted
+            values = loo[loo["bound_satisfied_loo"].isna()]
+            lerr = _abs_errors(values, "percent_error_loo")
+            lerr = lerr[np.isfinite(lerr)]
+            predictable = values[values["predictable"].astype(bool)]
+            perr = _abs_errors(predictable, "percent_error_loo")
+            perr = perr[np.isfinite(perr)]
             row.update(loo_rows=lerr.size, median_left_out=_stats(lerr)[0], worst_left_out=_stats(lerr)[1],
-                       unpredictable_rows=int(len(loo) - len(predictable)))
+                       median_left_out_predictable=_stats(perr)[0],
+                       unpredictable_rows=int(len(values) - len(predictable)),
+                       bounds_left_out=f"{loo.attrs.get('bounds_satisfied', 0)} of {loo.attrs.get('bounds', 0)}",
+                       failed_refits=int(loo.attrs.get("n_failed", 0)))
         rows.append(row)
     summary = pd.DataFrame(rows)
     return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos)
