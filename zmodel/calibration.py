@@ -906,8 +906,8 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
 def informative_rows(sol: "Solution", problem: "Problem") -> np.ndarray:
     """Per fitted row: whether its prediction depends on a free parameter.
 
-    A used row whose Jacobian row (weighted residual against every free parameter, at the
-    optimum) is zero is a configuration echo -- a number the model reproduces whatever the
+    A used value row whose Jacobian row (weighted residual against every free parameter, at
+    the optimum) is zero is a configuration echo -- a number the model reproduces whatever the
     parameters (a link rate, a maximum device count): it is shown but neither counted in
     the degrees of freedom nor averaged in an error figure. Rows left out of the fit have
     no Jacobian row and count as informative (they are predictions to be judged).
@@ -918,6 +918,9 @@ def informative_rows(sol: "Solution", problem: "Problem") -> np.ndarray:
         out[np.flatnonzero(problem.used)] = np.any(jac != 0.0, axis=1)
     elif not problem.free:
         out[:] = False
+    # a satisfied bound has a zero residual whatever its prediction does: it is judged as
+    # satisfied or violated (and not counted in the degrees of freedom while satisfied)
+    out |= np.isin(problem.fit_table["kind"].to_numpy(), _UPPER + _LOWER) & bool(problem.free)
     return out
 
 
