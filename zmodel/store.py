@@ -125,6 +125,14 @@ def _number(path: str, value) -> float:
     return float(value)
 
 
+def _uniform_or_log(rng: np.random.Generator, lo: float, hi: float, n: int) -> np.ndarray:
+    """``n`` draws over a plausible range: uniform, or uniform in the logarithm when the range is
+    positive and spans a factor of 10 or more (a scale known only to within decades)."""
+    if lo > 0 and hi >= 10 * lo:
+        return np.exp(rng.uniform(math.log(lo), math.log(hi), size=n))
+    return rng.uniform(lo, hi, size=n)
+
+
 @dataclasses.dataclass(frozen=True)
 class AreaParameters:
     """The stored calibration of one area."""
@@ -168,7 +176,7 @@ class AreaParameters:
             elif p.interval is not None:                             # a range (profile, readings)
                 out[m] = rng.uniform(p.interval[0], p.interval[1], size=n)
             elif p.bounds is not None:                               # not determined: its plausible range
-                out[m] = rng.uniform(p.bounds[0], p.bounds[1], size=n)
+                out[m] = _uniform_or_log(rng, p.bounds[0], p.bounds[1], n)
         for m in names:
             b = self.parameters[m].bounds
             if b is not None:
@@ -286,13 +294,14 @@ class ParameterStore:
 
         Calibrated parameters come from their fitted distribution: jointly normal with the
         stored covariance (``method = "covariance"``), uniform over a stored range (profile
-        or readings intervals), uniform over the plausible bounds when the data did not
-        determine them. Assumed parameters (held at a default or a reading in every area)
-        are drawn over ``assumed_ranges`` (their ``param()`` metadata range) when given,
-        else kept at their value: uniformly, or uniformly in the logarithm when the range
-        is positive and spans a factor of 10 or more (a scale known to within decades: the
-        log-uniform law gives each decade the same weight, Jeffreys' prior for a scale,
-        H. Jeffreys, *Theory of Probability*, 3rd ed., Oxford 1961, sec. 3.1). Draws are clipped to the parameter's bounds;
+        or readings intervals), over their plausible bounds when the data did not determine
+        them. Assumed parameters (held at a default or a reading in every area) are drawn
+        over ``assumed_ranges`` (their ``param()`` metadata range) when given, else kept at
+        their value. A plausible range is drawn uniformly, or uniformly in the logarithm
+        when it is positive and spans a factor of 10 or more (a scale known to within
+        decades: the log-uniform law gives each decade the same weight, Jeffreys' prior for
+        a scale, H. Jeffreys, *Theory of Probability*, 3rd ed., Oxford 1961, sec. 3.1).
+        Draws are clipped to the parameter's bounds;
         derived products are rebuilt from the draws.
 
         Parameters
@@ -322,10 +331,7 @@ class ParameterStore:
                 out[name] = per_area[area][name]
             elif name in ranges:
                 lo, hi = ranges[name]
-                if lo > 0 and hi >= 10 * lo:   # a scale spanning decades: uniform in its logarithm
-                    out[name] = np.exp(rng.uniform(math.log(lo), math.log(hi), size=n))
-                else:
-                    out[name] = rng.uniform(lo, hi, size=n)
+                out[name] = _uniform_or_log(rng, lo, hi, n)
             elif area is not None:
                 out[name] = per_area[area][name]
         return out
