@@ -31,6 +31,8 @@ from __future__ import annotations
 import math
 import sys
 import tomllib
+
+import numpy as np
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -61,12 +63,27 @@ def parameters():
     return store.default() if PARAMETERS is None else store.load(PARAMETERS)
 
 
-def decision_table(data: dict | None = None):
-    """One row per (kernel, channel paths): predictions and whether the objective is met."""
-    from zmodel.kernel.scenario import Scenario
+#: parameter draws behind the probability of meeting the objective (seeded: reproducible)
+SAMPLES = 100
+SEED = 0
+
+
+def decision_table(data: dict | None = None, samples: int = SAMPLES):
+    """One row per (kernel, channel paths): predictions, whether the objective is met at the
+    calibrated values, and the probability of meeting it over ``samples`` parameter draws
+    (``p_meets``: the share of draws -- calibrated parameters from their fitted
+    distribution, assumed ones over their plausible range -- that sustain the target
+    within the objective; omitted with ``samples=0``)."""
+    from zmodel.kernel.scenario import INTERVAL_COLUMNS, Scenario
 
     scenario = Scenario.from_dict(base_scenario() if data is None else data, parameters=parameters())
-    table = scenario.predict({"kernel.version": KERNELS, "hardware.channels": CHANNELS})
+    sweep = {"kernel.version": KERNELS, "hardware.channels": CHANNELS}
+    table = scenario.predict(sweep)
+    if samples:
+        runs = scenario.sampled(sweep, samples, SEED)
+        x = runs[:, :, INTERVAL_COLUMNS.index("throughput")]
+        r = runs[:, :, INTERVAL_COLUMNS.index("response_time")]
+        table["p_meets"] = np.mean((x >= TARGET_IO_RATE * (1 - 1e-12)) & (r <= RESPONSE_OBJECTIVE), axis=0)
     table = table.rename(columns={"kernel.version": "kernel", "hardware.channels": "channels"})
     table["sustained"] = table["throughput"] >= TARGET_IO_RATE * (1 - 1e-12)
     table["meets_objective"] = table["sustained"] & (table["response_time"] <= RESPONSE_OBJECTIVE)
@@ -122,11 +139,17 @@ def main() -> dict:
     table = decision_table()
     print(f"Target: {TARGET_IO_RATE:.0f} I/O/s of 4 KiB random reads, mean response <= "
           f"{RESPONSE_OBJECTIVE * 1e3:.2f} ms (z990 LPAR, 2 CPUs, DS8300, FICON-4G multibus)\n")
-    print(f"{'kernel':>7} {'paths':>5} {'I/O/s':>8} {'resp [ms]':>10} {'CPU util':>8} {'chan util':>9}  meets")
+    print(f"{'kernel':>7} {'paths':>5} {'I/O/s':>8} {'resp [ms]':>10} {'CPU util':>8} {'chan util':>9}  meets"
+          f"  P(meets)")
     for _, r in table.iterrows():
         print(f"{r['kernel']:>7} {int(r['channels']):>5} {r['throughput']:>8.0f} {_fmt_ms(r['response_time']):>10} "
-              f"{r['cpu_utilization']:>8.3f} {r['channel_utilization']:>9.3f}  {'yes' if r['meets_objective'] else 'no'}")
+              f"{r['cpu_utilization']:>8.3f} {r['channel_utilization']:>9.3f}  {'yes' if r['meets_objective'] else 'no ':<3}"
+              f"  {r['p_meets']:8.3f}")
     result = answer(table)
+    best = table.loc[table["p_meets"].idxmax()]
+    print(f"\nProbability of meeting the objective over {SAMPLES} parameter draws (seed {SEED}): at most "
+          f"{best['p_meets']:.3f}, Linux {best['kernel']} with {int(best['channels'])} paths. The calibrated "
+          "values decide 'meets'; the probability says how far to trust that answer.")
     print()
     for kernel, n in result["per_kernel"].items():
         print(f"Linux {kernel}: " + (f"needs {n} channel paths" if n is not None
@@ -135,7 +158,7 @@ def main() -> dict:
         close = table.loc[table["response_time"].idxmin()]
         print(f"\nClosest: Linux {close['kernel']} with {int(close['channels'])} paths, "
               f"{_fmt_ms(close['response_time'])} ms against the {RESPONSE_OBJECTIVE * 1e3:.2f} ms objective.")
-        print("ANSWER: feasible=no")
+        print(f"ANSWER: feasible=no p_meets_max={best['p_meets']:.3f}")
         return result
     views = hardware_views(result["channels"])
     print(f"\nChannel subsystem with {result['channels']} paths: at most {views['channel_max_io_rate']:.0f} I/O/s "
@@ -147,8 +170,9 @@ def main() -> dict:
     print(f"\nUse Linux {result['kernel']} with {result['channels']} FICON-4G channel paths: "
           f"{_fmt_ms(result['response_time'])} ms mean response at {TARGET_IO_RATE:.0f} I/O/s, "
           f"CPU utilization {result['cpu_utilization']:.2f}.")
+    p = float(table[(table["kernel"] == result["kernel"]) & (table["channels"] == result["channels"])]["p_meets"].iloc[0])
     print(f"ANSWER: feasible=yes kernel={result['kernel']} channels={result['channels']} "
-          f"response_time={result['response_time']:.6g}")
+          f"response_time={result['response_time']:.6g} p_meets={p:.3f}")
     return result
 
 

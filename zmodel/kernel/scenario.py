@@ -719,6 +719,29 @@ class Scenario:
         ranges = {n: r for n, r in self.parameter_ranges().items() if n in assumed}
         return self.parameters.sample(samples, seed, names=self.used_parameters(), assumed_ranges=ranges)
 
+    def sampled(self, sweep: Mapping | None = None, samples: int = 200, seed=0, progress=None,
+                vary_assumed: bool = True) -> np.ndarray:
+        """The predictions of every sweep point for each parameter draw (:meth:`draws`).
+
+        Returns
+        -------
+        ndarray, shape (samples, points, len(INTERVAL_COLUMNS))
+            ``[i, j, k]``: column ``INTERVAL_COLUMNS[k]`` of sweep point ``j`` (the row
+            order of :meth:`predict`) under draw ``i`` -- e.g. the probability that a point
+            meets an objective is the share of draws that do.
+        """
+        samples = as_count("samples", samples, 1, MAX_SAMPLES)
+        draws = self.draws(samples, seed, vary_assumed=bool(vary_assumed))
+        names = list(draws)
+        runs = []
+        for i in range(samples):
+            with quiet_saturation():
+                runs.append(self.with_values({n: draws[n][i] for n in names}).predict(sweep)
+                            [list(INTERVAL_COLUMNS)].to_numpy(dtype=float))
+            if progress is not None:
+                progress(i + 1, samples)
+        return np.stack(runs)
+
     def sensitivity(self, output: str | None = None):
         """Tornado table: the headline output with each used parameter at the ends of its range.
 
@@ -817,16 +840,7 @@ class Scenario:
         samples = as_count("samples", samples, 0, MAX_SAMPLES)
         if samples:
             base = self.predict(sweep)
-            draws = self.draws(samples, seed, vary_assumed=bool(vary_assumed))
-            names = list(draws)
-            runs = []
-            for i in range(samples):
-                with quiet_saturation():
-                    runs.append(self.with_values({n: draws[n][i] for n in names}).predict(sweep)
-                                [list(INTERVAL_COLUMNS)].to_numpy(dtype=float))
-                if progress is not None:
-                    progress(i + 1, samples)
-            stack = np.stack(runs)                     # (samples, points, columns)
+            stack = self.sampled(sweep, samples, seed, progress=progress, vary_assumed=vary_assumed)
             tail = (1.0 - INTERVAL_LEVEL) / 2
             lo = np.quantile(stack, tail, axis=0, method="inverted_cdf")
             hi = np.quantile(stack, 1.0 - tail, axis=0, method="inverted_cdf")
