@@ -14,13 +14,16 @@ def report():
 def test_summary_recomputed_from_the_residual_table(report):
     row = report.summary.set_index("area").loc["hypervisor"]
     res = report.results["hypervisor"].to_frame("residuals")
-    used = res[res["used_in_fit"].astype(bool)]
-    err = np.where(used["satisfied"].fillna(False).astype(bool), 0.0, used["percent_error"].abs())
+    used = res[res["used_in_fit"].astype(bool) & res["informative"].astype(bool)]
+    values = used[used["satisfied"].isna()]          # bounds: satisfied or violated, not a percent
     assert row["fitted_rows"] == len(used)
-    assert row["median_fitted"] == pytest.approx(np.median(err))
+    assert row["median_fitted"] == pytest.approx(np.median(values["percent_error"].abs()))
     loo = report.leave_one_out["hypervisor"]
-    pred = loo[loo["predictable"].astype(bool)]
-    assert row["median_left_out"] == pytest.approx(np.median(pred["percent_error_loo"].abs()))
+    rows = loo[loo["bound_satisfied_loo"].isna()]     # every informative value row, predictable or not
+    assert row["median_left_out"] == pytest.approx(np.median(rows["percent_error_loo"].abs()))
+    pred = rows[rows["predictable"].astype(bool)]
+    assert row["median_left_out_predictable"] == pytest.approx(np.median(pred["percent_error_loo"].abs()))
+    assert row["unpredictable_rows"] == len(rows) - len(pred)
 
 
 def test_report_text_names_targets_and_every_area(report):

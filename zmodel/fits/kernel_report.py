@@ -6,8 +6,9 @@ named here without their ``kernel_`` prefix (``locks``, ``memory``, ...); each i
 :class:`zmodel.fits.Calibration` with ``run()`` and ``cross_validate()``. This module runs
 them (reusing results already computed in this process) and summarises per area:
 
-* the median and worst absolute percent error over the fitted rows (a satisfied bound
-  counts as 0 %, as the engine scores it);
+* the median and worst absolute percent error over the fitted informative value rows
+  (configuration echoes and bounds are not scored by a percent; bounds are counted as
+  satisfied or violated);
 * the same over the *informative* fitted rows only: value rows, and bounds the fit
   would violate without the data — satisfied bounds and rows that a dedicated
   parameter reproduces by construction are reported but kept out of this figure, so
@@ -123,7 +124,10 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
         fitted_results[area] = result
         res = result.to_frame("residuals")
         used = res[res["used_in_fit"].astype(bool)]
-        fitted = _abs_errors(used, "percent_error", "satisfied")
+        if "informative" in used:
+            used = used[used["informative"].astype(bool)]   # configuration echoes are not scored
+        # bounds are satisfied or violated, never a 0 % error in a median
+        fitted = _abs_errors(used[used["satisfied"].isna()], "percent_error")
         value_rows = used[~used["kind"].isin(["upper_bound", "lower_bound", "range_low", "range_high"])
                           | ~used["satisfied"].fillna(True).astype(bool)]
         exact_ids = set(cal.exactly_determined)
