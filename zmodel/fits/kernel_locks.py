@@ -195,8 +195,9 @@ class KernelLocks(Model):
                source="ia64 HZ = 1024 (Linux include/asm-ia64/param.h)")
         ps.add("fault_work", 10e-6, min=1e-9, max=1.0, vary=False, unit="s",
                source="B: nominal fault work outside the lock (zero a 16 KB page; assumed, sets the time scale only)")
-        ps.add("spinlock_handoff", 0.04e-6, min=0.0, max=1e-3, unit="s",
-               source="B: per-waiter hand-off of an Altix 2.4 spinlock (fitted: Fig. 1 knee, Fig. 2 bound)")
+        ps.add("spinlock_handoff", 0.2e-6, min=0.0, max=1e-3, unit="s",
+               source="B: per-waiter hand-off of an Altix 2.4 spinlock (fitted: Fig. 1 knee, Fig. 2 bound; starts "
+                      "at 200 ns, assumed: one remote cache-line transfer, never the optimum)")
         ps.add("page_table_lock_serial", 0.0, min=0.0, max=1.0, vary=False, unit="s",
                source="B: fixed 0 -- the page_table_lock critical sections are a test and a pte store")
         ps.add("superblock_lock_serial", 0.0, min=0.0, max=1.0, vary=False, unit="s",
