@@ -550,6 +550,18 @@ EXEMPT = {
     "scenario.Scenario.profile": "internal step of Scenario.predict, covered through it",
     "scenario.Scenario.processor": "a catalog lookup of a checked scenario, no numeric input",
     "scenario.Scenario.system": "internal step of Scenario.predict, covered through it",
+    "scenario.Scenario.assumed": "names of parameters (text), no numeric input",
+    "scenario.Scenario.used_parameters": "names of parameters (text), no numeric input",
+    "scenario.Scenario.channel_parameters": "names of parameters (text), no numeric input",
+    "scenario.Scenario.parameter_ranges": "the declared ranges of the used parameters, no input",
+    "scenario.Scenario.with_values": "a scenario with replaced parameter values: checked by Scenario.predict",
+    "scenario.Scenario.draws": "parameter draws (a dict of arrays, not a model result); its count is checked in "
+                               "tests/test_uncertainty.py",
+    "scenario.Scenario.sampled": "the draws' predictions stacked (an array for Scenario.predict's intervals); "
+                                 "covered through predict(samples=) in tests/test_uncertainty.py",
+    "scenario.Scenario.sensitivity": "a tornado table over the used parameters (a DataFrame of named rows); tested "
+                                     "by hand in tests/test_uncertainty.py",
+    "versions.calibrated_costs": "reads the parameter store: no numeric input",
     "catalog.*": "reads the hardware catalog (data access, checked in test_hw_catalog), not a model",
     "symbolic.*": "exact SymPy expressions of the formulas, not numeric models",
     "ctmc.finite_capacity_generator": "builds the sparse generator of finite_capacity_network (a matrix, not a"

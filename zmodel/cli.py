@@ -690,6 +690,8 @@ def cmd_calibrate(args) -> int:
 
     if args.save:
         check_output(args.save, option="--save")
+    if args.measurements is not None:
+        return _calibrate_own(args, entries)
     try:
         done = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
                                        on_error=on_error, on_warnings=on_warnings)
@@ -710,6 +712,40 @@ def cmd_calibrate(args) -> int:
         write_atomically(args.save, store.dumps(merged), option="--save")
         print(f"{PROG}: wrote the parameters of {', '.join(fitted.areas) or 'no area'} to {args.save}",
               file=sys.stderr)
+    return 0
+
+
+def _calibrate_own(args, entries) -> int:
+    """``zmodel calibrate AREA --measurements FILE [--save FILE]``: one area on the planner's numbers."""
+    from zmodel import store
+    from zmodel.data import read_measurements
+    from zmodel.fits import registry
+
+    if len(entries) != 1 or not args.areas:
+        raise UsageError("--measurements needs exactly one AREA (the calibration its rows belong to)")
+    entry = entries[0]
+    cal = registry.load(entry)
+    if getattr(cal, "model", None) is None:
+        raise UsageError(f"--measurements: calibration '{entry.area}' is not a catalog fit")
+    try:
+        own = read_measurements(args.measurements)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = cal.run(measurements=own)
+    except ValueError as exc:
+        raise UsageError(_one_line(exc)) from None
+    _warn_lines(caught, prefix=f"{entry.area}: ")
+    print(result.report())
+    if args.save:
+        origin = f"measurements: {Path(args.measurements).name}"
+        fitted = registry.parameter_store({entry.area: result}, areas=[entry.area], origin=origin)
+        merged = store.default()
+        for area in fitted.areas.values():
+            merged = merged.replace_area(area)
+        merged = store.ParameterStore(areas=merged.areas, code_version=fitted.code_version, created=fitted.created)
+        write_atomically(args.save, store.dumps(merged), option="--save")
+        print(f"{PROG}: wrote the parameters of {entry.area} (fitted to {Path(args.measurements).name}) to "
+              f"{args.save}", file=sys.stderr)
     return 0
 
 
@@ -781,6 +817,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "calibrations whose module is not there yet are skipped with a note.")
     cal.add_argument("areas", nargs="*", metavar="AREA", help="calibration areas (see --list)")
     cal.add_argument("--list", action="store_true", help="list the calibration areas and exit")
+    cal.add_argument("--measurements", metavar="FILE",
+                     help="your own numbers (CSV in the catalog's schema: id, kind, value, unit, ...) in place of "
+                     "the documents' for the rows they name; needs exactly one AREA")
     cal.add_argument("--save", metavar="FILE",
                      help="write the fitted parameters of the areas run to FILE (a parameter store, TOML) for "
                      "'zmodel plan --parameters FILE'; areas not run keep the shipped store's values")

@@ -43,6 +43,8 @@ __all__ = [
     "MODEL_AREAS",
     "PLATFORMS",
     "catalog_metadata",
+    "read_measurements",
+    "MEASUREMENT_COLUMNS",
     "dasd_statistics",
     "data_folder",
     "measurements",
@@ -549,3 +551,92 @@ def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
             raise bad("reading", "reading must say how the row is read")
         out[rec["id"]] = (rec["kind"], rec["reading"])
     return out
+
+
+# --------------------------------------------------------------------------- a planner's own numbers
+#: columns a planner's measurement file must have (the catalog's, the others optional)
+MEASUREMENT_COLUMNS = ("id", "kind", "value", "unit")
+#: largest measurement file read [B]
+MAX_MEASUREMENT_BYTES = 16 * 2 ** 20
+
+
+def read_measurements(path) -> "pd.DataFrame":
+    """A planner's own numbers in the catalog's schema (CSV), checked row by row.
+
+    The file has a header with at least ``id, kind, value, unit`` (any other catalog
+    column -- ``quantity``, ``conditions``, ``notes`` ... -- may follow, in any order).
+    ``id`` names the catalog row the number replaces (``zmodel calibrate AREA
+    --measurements FILE``: the area's documented value is replaced by the planner's);
+    ``kind`` is a catalog kind; ``value`` a finite number (``shape`` rows: any text).
+
+    Raises
+    ------
+    ValueError
+        ``"<file>: row <n>, column '<col>': <rule>"`` (rows counted from 1 after the
+        header) for a malformed row; ``"<file>: ..."`` for a file that is not a regular
+        file, larger than :data:`MAX_MEASUREMENT_BYTES`, not UTF-8, empty or without the
+        required columns.
+    """
+    import csv
+    import os
+    import stat as _stat
+
+    import pandas as pd
+
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the measurements ({exc.strerror or exc})") from None
+    if not _stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path}: measurements must be a regular file")
+    if st.st_size > MAX_MEASUREMENT_BYTES:
+        raise ValueError(f"{path}: measurements larger than {MAX_MEASUREMENT_BYTES} bytes")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: file: is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the measurements ({exc.strerror or exc})") from None
+    rows = list(csv.reader(text.splitlines()))
+    if not rows or not any(cell.strip() for cell in rows[0]):
+        raise _fail(path, "line 1 (header)", f"file is empty; expected a header with {list(MEASUREMENT_COLUMNS)}")
+    header = [h.strip() for h in rows[0]]
+    missing = [c for c in MEASUREMENT_COLUMNS if c not in header]
+    if missing:
+        raise _fail(path, f"line 1 (header), column {missing[0]!r}",
+                    f"missing; the header must name {list(MEASUREMENT_COLUMNS)} (got {header})")
+    unknown = [c for c in header if c not in CATALOG_COLUMNS]
+    if unknown:
+        raise _fail(path, f"line 1 (header), column {unknown[0]!r}",
+                    f"not a catalog column; known: {list(CATALOG_COLUMNS)}")
+    records, seen = [], {}
+    for number, row in enumerate(rows[1:], start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            col = header[len(row)] if len(row) < len(header) else f"#{len(row)}"
+            raise _fail(path, f"row {number}, column {col!r}", f"has {len(row)} fields, expected {len(header)}")
+        rec = {h: cell.strip() for h, cell in zip(header, row)}
+
+        def bad(column, message, number=number):
+            return _fail(path, f"row {number}, column {column!r}", message)
+
+        if not rec["id"]:
+            raise bad("id", "must not be empty")
+        if rec["id"] in seen:
+            raise bad("id", f"duplicate id {rec['id']!r} (first at row {seen[rec['id']]})")
+        seen[rec["id"]] = number
+        if rec["kind"] not in KINDS:
+            raise bad("kind", f"must be one of {sorted(KINDS)}, got {rec['kind']!r}")
+        if rec["kind"] != "shape" and not _is_number(rec["value"]):
+            raise bad("value", f"must be a finite number, got {rec['value']!r}")
+        if not rec["unit"]:
+            raise bad("unit", "must not be empty (use '1' for a pure number)")
+        records.append(rec)
+    if not records:
+        raise _fail(path, "row 1", "no measurements after the header")
+    frame = pd.DataFrame.from_records(records, columns=header)
+    frame["value_num"] = [float(v) if k != "shape" else math.nan for v, k in zip(frame["value"], frame["kind"])]
+    frame.attrs["source_file"] = path.name
+    return frame

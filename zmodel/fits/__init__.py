@@ -144,6 +144,29 @@ class Calibration:
             raise ValueError(f"calibration {self.area!r} is not a catalog fit: it has no catalog rows")
         return catalog_rows(self.rows, self.kinds, data_dir=data_dir)
 
+    def measurements_with(self, own, data_dir=None):
+        """The catalog rows with a planner's own numbers in place of the documents'.
+
+        ``own`` is a frame of :func:`zmodel.data.read_measurements` (or any frame with
+        ``id``, ``kind``, ``value_num``, ``unit``); each of its ids must be a row of this
+        calibration -- its number, kind and unit replace the documented ones (the model
+        predicts catalog rows: a new id has no predictor). Raises ``ValueError`` naming the
+        file (``own.attrs["source_file"]``), row and column otherwise.
+        """
+        rows = self.measurements(data_dir).copy()
+        name = own.attrs.get("source_file", "measurements")
+        known = set(rows["id"])
+        for number, (_, rec) in enumerate(own.iterrows(), start=1):
+            if rec["id"] not in known:
+                raise ValueError(f"{name}: row {number}, column 'id': {rec['id']!r} is not a row of calibration "
+                                 f"{self.area!r} (its rows: {', '.join(sorted(known))})")
+            hit = rows["id"] == rec["id"]
+            rows.loc[hit, "value_num"] = float(rec["value_num"])
+            rows.loc[hit, "value"] = str(rec.get("value", rec["value_num"]))
+            rows.loc[hit, "kind"] = rec["kind"]
+            rows.loc[hit, "unit"] = rec["unit"]
+        return rows
+
     def _split(self, options):
         """Split options into (model options, data_dir, calibrate keywords)."""
         options = dict(options)
@@ -159,18 +182,24 @@ class Calibration:
         """Fit and return the result (with ``report()``); results are memoised per options.
 
         Keyword arguments the model factory accepts go to it, ``data_dir`` to the catalog
-        loader, the rest to :func:`zmodel.calibration.calibrate` (overriding the declaration).
+        loader, ``measurements`` (a planner's own numbers, :meth:`measurements_with`) in
+        place of the documents', the rest to :func:`zmodel.calibration.calibrate`
+        (overriding the declaration).
         """
         key = _frozen(options)
         if key is not None and key in self._results:
             return self._results[key]
+        own = options.pop("measurements", None) if "measurements" in options else None
+        if own is not None and self.fit is not None:
+            raise ValueError(f"calibration {self.area!r} is not a catalog fit: it takes no measurements table")
         if self.fit is not None:
             result = self.fit(**options)
         else:
             from zmodel.calibration import calibrate
 
             model_opts, data_dir, kw = self._split(options)
-            result = calibrate(self.model(**model_opts), self.measurements(data_dir), **kw)
+            rows = self.measurements(data_dir) if own is None else self.measurements_with(own, data_dir)
+            result = calibrate(self.model(**model_opts), rows, **kw)
         if key is not None:
             self._results[key] = result
         return result
