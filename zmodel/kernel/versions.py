@@ -963,7 +963,6 @@ def memory_overhead(features, workload: WorkloadProfile, system: SystemConfig,
     return total
 
 
-@vectorized
 def calibrated_costs(parameters=None) -> KernelCosts:
     """The kernel costs of a parameter store: fitted values where a calibration fitted them.
 
@@ -985,6 +984,7 @@ def calibrated_costs(parameters=None) -> KernelCosts:
     return build(KernelCosts, (store.default() if parameters is None else parameters).values())
 
 
+@vectorized
 def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: KernelCosts | None = None,
             io_scheduler: str | None = None, clients=None) -> SystemResult:
     r"""Benchmark-level prediction of a system: hardware + hypervisor share + kernel + workload.
