@@ -241,3 +241,14 @@ def test_cli_bad_store_options_are_one_line(tmp_path, capsys, args, words):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("zmodel: error: ") and words in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_documented_dbench_figures_inside_the_calibrations_interval():
+    """With the assumed parameters held (the calibration's own uncertainty), the 90 % interval
+    of the planner's dbench prediction contains the documented 1,500 and 3,250 MB/s."""
+    df = Scenario.from_dict(DBENCH).predict({"kernel.version": list(DOCUMENTED)}, samples=200, seed=0,
+                                            vary_assumed=False)
+    for _, row in df.iterrows():
+        _, documented = DOCUMENTED[row["kernel.version"]]
+        lo, hi = row["throughput_lo"] * 4096 / 1e6, row["throughput_hi"] * 4096 / 1e6
+        assert lo <= documented <= hi, (row["kernel.version"], lo, hi)

@@ -123,6 +123,8 @@ def test_cli_samples_and_sensitivity(tmp_path, capsys):
     assert main(["plan", str(scenario), "--samples", "20", "--format", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "throughput_lo [transactions/s]" in header and "response_time_hi [s]" in header
+    assert main(["plan", str(scenario), "--samples", "20", "--fixed-assumed", "--format", "csv"]) == 0
+    assert "throughput_lo" in capsys.readouterr().out.splitlines()[0]
     assert main(["plan", str(scenario), "--sensitivity", "--format", "csv"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("parameter,calibrated,value,low,high")

@@ -532,7 +532,7 @@ def _progress_line(done: int, total: int, label: str, unit: str = "points") -> N
     print(f"{PROG}: {label}: {done}/{total} {unit} ({100 * done // max(total, 1)} %)", file=sys.stderr, flush=True)
 
 
-def _predict(scenario, sweep: dict[str, list], samples: int = 0, seed: int = 0):
+def _predict(scenario, sweep: dict[str, list], samples: int = 0, seed: int = 0, vary_assumed: bool = True):
     """Run the prediction; a large sweep runs in chunks of its first key with progress.
 
     On a terminal a tqdm bar; otherwise a line on stderr about every tenth of the way.
@@ -550,7 +550,8 @@ def _predict(scenario, sweep: dict[str, list], samples: int = 0, seed: int = 0):
                 bar.update(1)
 
         try:
-            return scenario.predict(sweep=sweep or None, samples=samples, seed=seed, progress=tick)
+            return scenario.predict(sweep=sweep or None, samples=samples, seed=seed, progress=tick,
+                                    vary_assumed=vary_assumed)
         finally:
             if hasattr(bar, "close"):
                 bar.close()
@@ -643,7 +644,7 @@ def cmd_plan(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            frame = _predict(scenario, sweep, args.samples, args.seed)
+            frame = _predict(scenario, sweep, args.samples, args.seed, not args.fixed_assumed)
         except ValueError as exc:
             raise UsageError(f"{where}: {_one_line(exc)}") from None
     text = render(frame, args.format, scenario=where, sweep=sweep)
@@ -800,6 +801,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "quantity gets a 90 %% interval (<name>_lo, <name>_hi columns: calibrated parameters from "
                       "their fitted distribution, assumed ones over their plausible range); default 0 (no "
                       "intervals); 200 or more for stable ends")
+    plan.add_argument("--fixed-assumed", action="store_true",
+                      help="with --samples: hold the assumed parameters at their values, so that the intervals "
+                      "show the calibration's uncertainty alone")
     plan.add_argument("--seed", type=int, default=0, metavar="S",
                       help="seed of the draws (default %(default)s): the same seed gives the same intervals")
     plan.add_argument("--sensitivity", action="store_true",
