@@ -621,33 +621,21 @@ def cmd_plan(args) -> int:
                          f"{limit:.3g} (about a minute); raise it with --max-cost {cost} if you mean it")
     if args.samples < 0 or args.samples > MAX_SAMPLES:
         raise UsageError(f"--samples must be an integer from 0 to {MAX_SAMPLES}, got {args.samples}")
-    if args.sensitivity:
-        if args.sweep:
-            raise UsageError("--sensitivity predicts the scenario at its own values; it takes no --sweep "
-                             "(the file's [sweep] section is not used either)")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                frame = scenario.sensitivity()
-            except ValueError as exc:
-                raise UsageError(f"{where}: {_one_line(exc)}") from None
-        if frame.empty:
-            raise UsageError(f"{where}: --sensitivity: the prediction uses no parameter with a range to vary")
-        text = render(frame, args.format, scenario=where)
-        _warn_lines(caught)
-        if args.output:
-            write_atomically(args.output, text, protect=args.scenario)
-        else:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        return 0
+    if args.sensitivity and args.sweep:
+        raise UsageError("--sensitivity predicts the scenario at its own values; it takes no --sweep "
+                         "(the file's [sweep] section is not used either)")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            frame = _predict(scenario, sweep, args.samples, args.seed, not args.fixed_assumed)
+            if args.sensitivity:
+                frame = scenario.sensitivity()
+            else:
+                frame = _predict(scenario, sweep, args.samples, args.seed, not args.fixed_assumed)
         except ValueError as exc:
             raise UsageError(f"{where}: {_one_line(exc)}") from None
-    text = render(frame, args.format, scenario=where, sweep=sweep)
+    if args.sensitivity and frame.empty:
+        raise UsageError(f"{where}: --sensitivity: the prediction uses no parameter with a range to vary")
+    text = render(frame, args.format, scenario=where, sweep=None if args.sensitivity else sweep)
     _warn_lines(caught)
     if args.output:
         write_atomically(args.output, text, protect=args.scenario)
