@@ -85,7 +85,7 @@ MODEL_AREAS = frozenset({
 VALIDATION_COLUMNS = (
     "id", "area", "quantity", "value", "unit", "kind", "platform", "conditions",
     "title", "publisher", "year", "document", "page", "location", "verbatim",
-    "expressible", "missing", "notes",
+    "expressible", "missing", "notes", "catalog_check",
 )
 #: Areas of the validation set (issue 12); a validation id is ``val.<area>.<slug>``.
 VALIDATION_AREAS = frozenset({

@@ -1,0 +1,538 @@
+r"""The validation set posed to the model: one predictor per expressible figure (``zmodel validate``).
+
+The figures of ``zmodel/_data/validation/figures.csv`` (:func:`zmodel.data.validation_figures`)
+come from published sources outside the five seed documents and are **never fitted**: every
+predictor below poses its figure's conditions to the library as a planner would -- hardware
+from the catalogs, model parameters from the calibrated store (:mod:`zmodel.store`) -- and
+nothing is tuned to the figure. A prediction far from its figure is reported, not mended.
+
+Each predictor returns the prediction in the figure's own unit and kind (an I/O rate in IO/s,
+a ratio new/base, a percentage as printed) with a 90 % interval: the store's parameters are
+drawn (:meth:`zmodel.store.AreaParameters.sample`: calibrated ones from their fitted
+distribution or range, the assumed ones of the area uniformly -- log-uniformly across
+decades -- over their stored plausible range when they have one, otherwise held), the
+figure is predicted again for each draw, and the 5th and 95th percentiles are the interval
+(``method="inverted_cdf"``, as :meth:`zmodel.kernel.scenario.Scenario.predict`). The dbench
+figures go through :meth:`~zmodel.kernel.scenario.Scenario.sampled`, the planner's own path.
+A prediction that uses no stored parameter (a hardware catalog value, a formula) has an
+interval of zero width: the catalogs' values are taken as facts.
+
+Scoring (:func:`summary`):
+
+* ``ratio`` = predicted / published, for every kind. A bound ("up to", "more than") or the
+  end of a published range is read as the value the source prints: a satisfied bound is
+  not a zero error (a model answering "over 500 MB/s" with 3200 MB/s is six times off);
+  a range's two ends are predicted by the smallest and the largest prediction over the
+  conditions the range spans. Percentages (``%``: a change, a reduction) are compared as
+  printed.
+* ``|error|`` = ``|ratio - 1|``; *within x1.5* means ``1/1.5 <= ratio <= 1.5``, *within
+  x2* ``1/2 <= ratio <= 2``.
+* Statistics count the expressible figures that are independent of the library's own data;
+  a figure whose number a hardware catalog took from the same page (``catalog_check``) is
+  shown with its prediction but not counted. Figures the library cannot express are listed
+  with what is missing.
+
+This module sits beside the layers (it may import any of them, and the fits' model
+classes for their composition of components); no calibration imports it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+__all__ = ["Prediction", "Predictor", "PREDICTORS", "STATUSES", "predict", "validate", "summary",
+           "area_summary", "DEFAULT_SAMPLES", "MAX_SAMPLES", "INTERVAL_LEVEL", "SMALL_BLOCK", "LARGE_BLOCK"]
+
+#: parameter draws per figure of ``zmodel validate``
+DEFAULT_SAMPLES = 200
+#: most draws :func:`validate` takes
+MAX_SAMPLES = 100_000
+#: coverage of the intervals: the 5th and 95th percentiles of the sampled predictions
+INTERVAL_LEVEL = 0.90
+#: "small blocks (4 KB, single track)" of the FICON/zHPF I/O-rate figures [B]
+SMALL_BLOCK = 4096.0
+#: a "large sequential" transfer: one I/O of 1 MiB, where the per-I/O channel time of every
+#: card in the catalog (at most 1/7200 s) is under 6 % of the transfer at 400 MB/s [B]
+LARGE_BLOCK = float(2 ** 20)
+#: processor counts of the dbench scaling figures (speed-up over 1 CPU)
+DBENCH_CPUS = (1, 2, 4, 8, 16)
+#: "packets of about 20 KB" of the Java SSL figure [B]
+JAVA_SSL_PAYLOAD = 20.0 * 1024
+#: status of a figure in the validation table
+STATUSES = ("counted", "catalog check", "inexpressible")
+
+
+@dataclasses.dataclass(frozen=True)
+class Prediction:
+    """A figure's prediction with its sampled 90 % interval, in the figure's unit."""
+
+    predicted: float
+    predicted_lo: float
+    predicted_hi: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Predictor:
+    """How one figure is posed to the model.
+
+    Attributes
+    ----------
+    how : str
+        The posing in one sentence (shown by the notebook).
+    areas : tuple of str
+        Store areas whose parameters the prediction uses (drawn for the interval).
+    function : callable
+        ``function(values)`` -> prediction; ``values[area][name]`` is a parameter value.
+    """
+
+    how: str
+    areas: tuple[str, ...]
+    function: Callable[[Mapping[str, Mapping[str, float]]], float]
+
+    def __call__(self, store, samples: int, seed, cache: dict) -> Prediction:
+        point = float(self.function({a: _area_values(store, a) for a in self.areas}))
+        if not self.areas or samples == 0:
+            return Prediction(point, point, point)
+        rng = np.random.default_rng(seed)
+        draws = {a: _area_draws(store, a, samples, rng) for a in self.areas}
+        out = np.array([self.function({a: {n: float(v[i]) for n, v in draws[a].items()} for a in self.areas})
+                        for i in range(samples)], dtype=float)
+        lo, hi = _interval(out)
+        return Prediction(point, lo, hi)
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    tail = (1.0 - INTERVAL_LEVEL) / 2
+    lo, hi = np.quantile(values, [tail, 1.0 - tail], method="inverted_cdf")
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- parameters
+def _defaults(area: str) -> dict[str, float]:
+    """Declared defaults of an area's parameters (used where the store has no such area)."""
+    if area == "crypto":
+        from zmodel.fits.crypto import CryptoModel
+        return dict(CryptoModel().parameters().valuesdict())
+    if area == "network":
+        from zmodel.fits.network import NetworkModel
+        return dict(NetworkModel().parameters().valuesdict())
+    if area == "kernel_versions":
+        from zmodel.kernel.versions import KernelCosts
+        return {"copy_time_per_byte": float(KernelCosts().copy_time_per_byte)}
+    if area == "channels":
+        from zmodel.kernel.scenario import DEFAULT_COMMAND_TIME
+        return {"ficon_command_time": DEFAULT_COMMAND_TIME}
+    raise ValueError(f"area must be one of crypto, network, kernel_versions, channels, got {area!r}")
+
+
+def _area_values(store, area: str) -> dict[str, float]:
+    out = _defaults(area)
+    if area in store.areas:
+        out.update(store.areas[area].values())
+    return out
+
+
+def _area_draws(store, area: str, samples: int, rng) -> dict[str, np.ndarray]:
+    """Draws of an area: calibrated from their fit (or range), assumed over their stored plausible range."""
+    from zmodel.store import _uniform_or_log
+
+    out = {n: np.full(samples, v) for n, v in _defaults(area).items()}
+    if area not in store.areas:
+        return out
+    a = store.areas[area]
+    draws = a.sample(samples, rng)
+    for name, p in a.parameters.items():
+        if not p.calibrated and p.bounds is not None and p.bounds[0] < p.bounds[1]:
+            draws[name] = _uniform_or_log(rng, p.bounds[0], p.bounds[1], samples)
+    for name, factors in a.derived.items():
+        draws[name] = np.prod([draws[f] for f in factors], axis=0)
+    out.update(draws)
+    return out
+
+
+# --------------------------------------------------------------------------- channels
+def _card(name: str):
+    from zmodel.hardware.channels import ChannelCard
+    return ChannelCard.from_catalog(name)
+
+
+def _zhpf_io_rate(card: str) -> Callable:
+    def f(p):
+        c = _card(card)
+        link = c.link(mode="transport", command_time=p["channels"]["ficon_command_time"]
+                      if math.isnan(c.command_io_rate) else None)
+        return float(link.max_io_rate(SMALL_BLOCK, 1.0))
+    return f
+
+
+def _zhpf_vs_ficon(p) -> float:
+    c = _card("FICON-Express4")
+    return float(c.link(mode="transport").max_io_rate(SMALL_BLOCK, 1.0)
+                 / c.link(mode="command").max_io_rate(SMALL_BLOCK, 1.0))
+
+
+def _channel_duplex_mbps(card: str) -> Callable:
+    def f(p):
+        c = _card(card)
+        link = c.link(mode="transport", command_time=p["channels"]["ficon_command_time"]
+                      if math.isnan(c.command_io_rate) else None)
+        return float(link.max_data_rate(LARGE_BLOCK, 0.5)) / 1e6
+    return f
+
+
+def _feature_rate(card: str, read_fraction: float) -> float:
+    """Data rate of one feature [B/s]: its channels (command mode, card's top link rate) capped by the feature bus.
+
+    Bottleneck law over the feature (Lazowska et al. 1984, §5.2): the ``ports`` channels
+    each move :meth:`~zmodel.hardware.channels.ChannelLink.max_data_rate`; the bus feeding
+    the feature (``feature_rate``, channel_cards.csv) carries all of it.
+    """
+    c = _card(card)
+    per_channel = float(c.link(mode="command").max_data_rate(LARGE_BLOCK, read_fraction))
+    return min(c.ports * per_channel, c.feature_rate)
+
+
+#: the three workloads the FICON Express4 feature figures name: READ, WRITE, READ+WRITE
+FEATURE_MIXES = (1.0, 0.0, 0.5)
+
+
+def _feature_ratio(end: str) -> Callable:
+    def f(p):
+        ratios = [_feature_rate("FICON-Express4", m) / _feature_rate("FICON-Express2", m) for m in FEATURE_MIXES]
+        return min(ratios) if end == "low" else max(ratios)
+    return f
+
+
+# --------------------------------------------------------------------------- storage, disks
+def _ess800_seq_read(p) -> float:
+    from zmodel.hardware.storage import StorageServer
+    server = StorageServer.from_catalog("ESS-800", links=16, host_adapters=16)
+    return float(np.asarray(server.saturation("sequential_read", LARGE_BLOCK).max_data_rate)) / 1e6
+
+
+def _drive_15k():
+    """The catalog's 15,000 rpm drive (DS8300 / ESS-800: Hitachi Ultrastar 15K147 specifications)."""
+    from zmodel.hardware.storage import StorageServer
+    return StorageServer.from_catalog("DS8300").disk
+
+
+def _seek_15k(p) -> float:
+    return _drive_15k().average_seek_time() * 1e3
+
+
+def _latency_5400(p) -> float:
+    return dataclasses.replace(_drive_15k(), rotation_rate=5400 / 60).rotational_latency * 1e3
+
+
+def _access_15k(p) -> float:
+    d = _drive_15k()
+    return (d.average_seek_time() + d.rotational_latency) * 1e3
+
+
+def _media_15k(p) -> float:
+    return _drive_15k().media_rate / 1e6
+
+
+# --------------------------------------------------------------------------- network, crypto
+@functools.lru_cache(maxsize=None)
+def _model(name: str):
+    """One instance of a fit's model class (its composition of components; nothing is fitted here)."""
+    if name == "network":
+        from zmodel.fits.network import NetworkModel
+        return NetworkModel()
+    from zmodel.fits.crypto import CryptoModel
+    return CryptoModel()
+
+
+def _hipersockets_vs_osa(p) -> float:
+    from zmodel.hardware.network import NetworkAdapter, NetworkPath
+
+    net = p["network"]
+    osa = _model("network").path("OSA-Express GbE", net)
+    copy = max(p["kernel_versions"]["copy_time_per_byte"], 1e-15)
+    hiper = NetworkAdapter.from_catalog("HiperSockets", per_packet_time=0.0, link_rate=8.0 / copy)
+    return float(NetworkPath(hiper, osa.stack).streaming_capacity() / osa.streaming_capacity())
+
+
+def _java_ssl(quantity: str) -> Callable:
+    def f(p):
+        from zmodel.fits.crypto import HANDSHAKE_CONNECTIONS
+
+        m, c = _model("crypto"), p["crypto"]
+        n = list(HANDSHAKE_CONNECTIONS)
+        hw = m.server(c, cex2a=True, cpacf=True).throughput(n, JAVA_SSL_PAYLOAD, 1.0, c["think_time"])
+        sw = m.server(c, cex2a=False, cpacf=False).throughput(n, JAVA_SSL_PAYLOAD, 1.0, c["think_time"])
+        if quantity == "throughput":
+            return float(np.max(np.asarray(hw.throughput) / np.asarray(sw.throughput)))
+        return float(np.max(100.0 * (1.0 - np.asarray(hw.cpu_busy) / np.asarray(sw.cpu_busy))))
+    return f
+
+
+# --------------------------------------------------------------------------- kernel versions
+@dataclasses.dataclass(frozen=True)
+class _DbenchSpeedup:
+    """dbench speed-up over 1 CPU through :class:`~zmodel.kernel.scenario.Scenario` (the planner's path)."""
+
+    kernel: str
+    cpus: int
+    how: str
+    areas: tuple[str, ...] = ("kernel_versions",)
+
+    def _runs(self, store, samples: int, seed, cache: dict):
+        key = ("dbench", self.kernel, id(store), samples, seed)
+        if key not in cache:
+            from zmodel.conventions import quiet_saturation
+            from zmodel.kernel.scenario import Scenario
+
+            scen = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 1},
+                                       "kernel": {"version": self.kernel}, "workload": {"kind": "dbench"}},
+                                      parameters=store)
+            sweep = {"hardware.cpus": list(DBENCH_CPUS)}
+            with quiet_saturation():
+                point = scen.predict(sweep)["throughput"].to_numpy(dtype=float)
+                stack = scen.sampled(sweep, samples, seed)[:, :, 0] if samples else None
+            cache[key] = (point, stack)
+        return cache[key]
+
+    def __call__(self, store, samples: int, seed, cache: dict) -> Prediction:
+        point, stack = self._runs(store, samples, seed, cache)
+        j = DBENCH_CPUS.index(self.cpus)
+        pred = float(point[j] / point[0])
+        if stack is None:
+            return Prediction(pred, pred, pred)
+        lo, hi = _interval(stack[:, j] / stack[:, 0])
+        return Prediction(pred, lo, hi)
+
+
+def _dbench(kernel: str, distro: str, cpus: int) -> _DbenchSpeedup:
+    return _DbenchSpeedup(kernel, cpus, f"dbench on a z990 LPAR, {distro} as Linux {kernel} (the library's "
+                          f"version for it), one client per CPU: throughput at {cpus} CPUs over 1 CPU "
+                          "(Scenario, kind 'dbench', calibrated store)")
+
+
+# --------------------------------------------------------------------------- the table
+_ZHPF = ("FICON {card} channel in transport mode (ChannelCard.link(mode='transport')): maximum I/O rate of "
+         "4 KB reads, 1 / max demand")
+#: figure id -> predictor (every expressible figure has one; tests check the two sets agree)
+PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
+    "val.channels.zhpf-fex4-max-iops": Predictor(_ZHPF.format(card="Express4"), (), _zhpf_io_rate("FICON-Express4")),
+    "val.channels.zhpf-vs-ficon-fex4-ratio": Predictor(
+        "FICON Express4 channel, 4 KB reads: maximum I/O rate in transport mode over command mode", (),
+        _zhpf_vs_ficon),
+    "val.channels.zhpf-fex8-max-iops": Predictor(_ZHPF.format(card="Express8"), ("channels",),
+                                                 _zhpf_io_rate("FICON-Express8")),
+    "val.channels.zhpf-fex8s-max-iops": Predictor(_ZHPF.format(card="Express8S"), ("channels",),
+                                                  _zhpf_io_rate("FICON-Express8S")),
+    "val.channels.zhpf-fex8s-seq-duplex-mbps": Predictor(
+        "FICON Express8S channel at 8 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: "
+        "maximum data rate (links per direction and the channel data path)", ("channels",),
+        _channel_duplex_mbps("FICON-Express8S")),
+    "val.channels.fex4-feature-read-mbps": Predictor(
+        "four FICON Express4 channels at 4 Gbit/s, 1 MiB reads: min(4 x channel data rate, feature bus rate)",
+        (), lambda p: _feature_rate("FICON-Express4", 1.0) / 1e6),
+    "val.channels.fex4-feature-write-mbps": Predictor(
+        "four FICON Express4 channels at 4 Gbit/s, 1 MiB writes: min(4 x channel data rate, feature bus rate)",
+        (), lambda p: _feature_rate("FICON-Express4", 0.0) / 1e6),
+    "val.channels.fex4-feature-duplex-mbps": Predictor(
+        "four FICON Express4 channels at 4 Gbit/s, 1 MiB I/Os half reads half writes: min(4 x channel data "
+        "rate over both directions, feature bus rate)", (), lambda p: _feature_rate("FICON-Express4", 0.5) / 1e6),
+    "val.channels.fex4-vs-fex2-feature-low": Predictor(
+        "FICON Express4 feature (4 Gbit/s) over FICON Express2 feature (2 Gbit/s) data rate: smallest ratio over "
+        "read, write and read+write", (), _feature_ratio("low")),
+    "val.channels.fex4-vs-fex2-feature-high": Predictor(
+        "FICON Express4 feature (4 Gbit/s) over FICON Express2 feature (2 Gbit/s) data rate: largest ratio over "
+        "read, write and read+write", (), _feature_ratio("high")),
+    "val.storage.ess800-turbo-seq-read-mbps": Predictor(
+        "ESS-800 (catalog) with 16 host links at 2 Gbit/s, 1 MiB sequential reads: saturation data rate "
+        "(StorageServer.saturation)", (), _ess800_seq_read),
+    "val.disks.ultrastar-15k450-450gb-read-seek": Predictor(
+        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
+        (), _seek_15k),
+    "val.disks.ultrastar-15k450-300gb-read-seek": Predictor(
+        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
+        (), _seek_15k),
+    "val.disks.ultrastar-c15k600-read-seek": Predictor(
+        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
+        (), _seek_15k),
+    "val.disks.travelstar-5k320-avg-latency": Predictor(
+        "rotational latency of a Disk at 5400 rpm: half a revolution", (), _latency_5400),
+    "val.disks.cheetah-x15-access-time": Predictor(
+        "access time = average seek + rotational latency of the catalog's 15,000 rpm drive", (), _access_15k),
+    "val.disks.cheetah-x15-transfer-rate": Predictor(
+        "media rate of the catalog's 15,000 rpm drive", (), _media_15k),
+    "val.network.hipersockets-vs-osa-throughput-max": Predictor(
+        "streaming capacity of a HiperSockets path (MTU 8 KB, memory move at the kernel model's copy rate) over "
+        "an OSA-Express GbE path (MTU 8992), network store costs", ("network", "kernel_versions"),
+        _hipersockets_vs_osa),
+    "val.crypto.cex2a-java-ssl-cpu-reduction": Predictor(
+        "SSL server (crypto store), handshake + 20 KB per transaction, 1..32 connections: largest CPU-busy "
+        "reduction with CEX2A + CPACF over software", ("crypto",), _java_ssl("cpu")),
+    "val.crypto.cex2a-java-ssl-throughput-ratio": Predictor(
+        "SSL server (crypto store), handshake + 20 KB per transaction, 1..32 connections: largest throughput "
+        "ratio with CEX2A + CPACF over software", ("crypto",), _java_ssl("throughput")),
+    **{f"val.kernel_versions.dbench-sles8-speedup-{n}cpu": _dbench("2.4.21", "SLES8 (2.4.21)", n)
+       for n in DBENCH_CPUS[1:]},
+    **{f"val.kernel_versions.dbench-sles9-speedup-{n}cpu": _dbench("2.6.6", "SLES9 (2.6.5)", n)
+       for n in DBENCH_CPUS[1:]},
+}
+
+
+def _as_samples(samples) -> int:
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or not 0 <= samples <= MAX_SAMPLES:
+        raise ValueError(f"samples must be an integer from 0 to {MAX_SAMPLES}, got {samples!r}")
+    return int(samples)
+
+
+def _as_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def predict(figure: str, store=None, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> Prediction:
+    """Predict one validation figure with its sampled 90 % interval.
+
+    Parameters
+    ----------
+    figure : str
+        A validation id with a predictor (:data:`PREDICTORS`).
+    store : zmodel.store.ParameterStore, optional
+        Parameters to predict with; default the shipped calibrated store.
+    samples : int
+        Parameter draws for the interval (0: none, the interval is the point) [1].
+    seed : int
+        Seed of the draws (the same seed gives the same interval).
+
+    Returns
+    -------
+    Prediction
+    """
+    from zmodel import store as _store
+
+    if figure not in PREDICTORS:
+        raise ValueError(f"figure must be an expressible validation id, got {figure!r}")
+    st = _store.default() if store is None else store
+    return PREDICTORS[figure](st, _as_samples(samples), _as_seed(seed), {})
+
+
+def validate(store=None, samples: int = DEFAULT_SAMPLES, seed: int = 0, figures=None, progress=None):
+    """Every validation figure beside its prediction: the table of ``zmodel validate``.
+
+    Parameters
+    ----------
+    store : zmodel.store.ParameterStore, optional
+        Default: the shipped calibrated store.
+    samples : int
+        Parameter draws per figure (0: no intervals) [1].
+    seed : int
+        Seed of the draws (each figure uses it, so figures sharing parameters share draws).
+    figures : pandas.DataFrame, optional
+        The validation set (default :func:`zmodel.data.validation_figures`).
+    progress : callable, optional
+        ``progress(done, total)`` after each figure.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per figure: id, area, kind, unit, published, predicted, predicted_lo,
+        predicted_hi, ratio, status (:data:`STATUSES`), missing, catalog_check, how.
+        Inexpressible figures have NaN predictions.
+    """
+    import pandas as pd
+
+    from zmodel import store as _store
+    from zmodel.data import validation_figures
+
+    samples, seed = _as_samples(samples), _as_seed(seed)
+    st = _store.default() if store is None else store
+    table = validation_figures() if figures is None else figures
+    rows, cache = [], {}
+    for i, rec in enumerate(table.to_dict(orient="records")):
+        fid = rec["id"]
+        expressible = rec["expressible"] == "yes"
+        if expressible and fid not in PREDICTORS:
+            raise ValueError(f"figure {fid!r} is marked expressible but has no predictor in zmodel.validation")
+        status = ("inexpressible" if not expressible else
+                  "catalog check" if str(rec.get("catalog_check", "") or "").strip() else "counted")
+        pred = PREDICTORS[fid](st, samples, seed, cache) if expressible else Prediction(math.nan, math.nan, math.nan)
+        published = float(rec["value_num"])
+        rows.append(dict(id=fid, area=rec["area"], kind=rec["kind"], unit=rec["unit"], published=published,
+                         predicted=pred.predicted, predicted_lo=pred.predicted_lo, predicted_hi=pred.predicted_hi,
+                         ratio=pred.predicted / published if expressible else math.nan, status=status,
+                         missing=str(rec["missing"] or ""), catalog_check=str(rec.get("catalog_check", "") or ""),
+                         how=PREDICTORS[fid].how if expressible else ""))
+        if progress is not None:
+            progress(i + 1, len(table))
+    return pd.DataFrame(rows, columns=["id", "area", "kind", "unit", "published", "predicted", "predicted_lo",
+                                       "predicted_hi", "ratio", "status", "missing", "catalog_check", "how"])
+
+
+def _stats(ratios) -> dict:
+    r = np.asarray(list(ratios), dtype=float)
+    if r.size == 0:
+        return dict(count=0, median_abs_error=math.nan, worst_abs_error=math.nan, within_1_5=0, within_2=0)
+    err = np.abs(r - 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        within = lambda f: int(np.sum((r >= 1.0 / f) & (r <= f)))  # noqa: E731
+    return dict(count=int(r.size), median_abs_error=float(np.median(err)), worst_abs_error=float(np.max(err)),
+                within_1_5=within(1.5), within_2=within(2.0))
+
+
+def summary(table) -> dict:
+    """Summary statistics of a validation table (:func:`validate`) over its counted figures.
+
+    Returns
+    -------
+    dict
+        ``total`` (figures), ``expressible``, ``counted`` (expressible and independent),
+        ``catalog_checks``, ``inexpressible``, ``median_abs_error`` (median of
+        ``|ratio - 1|`` over the counted figures), ``worst_abs_error``, ``within_1_5`` and
+        ``within_2`` (counted figures with ratio in [1/1.5, 1.5] and [1/2, 2]).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"status": ["counted", "counted", "counted", "catalog check", "inexpressible"],
+    ...                   "ratio": [1.1, 0.6, 3.0, 1.0, float("nan")]})
+    >>> s = summary(t)
+    >>> s["counted"], round(s["median_abs_error"], 12), s["within_1_5"], s["within_2"]
+    (3, 0.4, 1, 2)
+    """
+    status = table["status"]
+    counted = table.loc[status == "counted", "ratio"]
+    out = dict(total=int(len(table)), expressible=int((status != "inexpressible").sum()),
+               counted=int(len(counted)), catalog_checks=int((status == "catalog check").sum()),
+               inexpressible=int((status == "inexpressible").sum()))
+    st = _stats(counted)
+    out.update({k: v for k, v in st.items() if k != "count"})
+    return out
+
+
+def area_summary(table):
+    """Per area: figures, counted, median and worst ``|ratio - 1|`` of the counted ones, within x1.5 and x2.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns area, figures, counted, median_abs_error, worst_abs_error, worst_id,
+        within_1_5, within_2; one row per area of the table, in first-seen order.
+    """
+    import pandas as pd
+
+    rows = []
+    for area in dict.fromkeys(table["area"]):
+        part = table[table["area"] == area]
+        counted = part[part["status"] == "counted"]
+        st = _stats(counted["ratio"])
+        worst = ""
+        if len(counted):
+            worst = str(counted["id"].iloc[int(np.argmax(np.abs(counted["ratio"].to_numpy(dtype=float) - 1.0)))])
+        rows.append(dict(area=area, figures=int(len(part)), counted=st["count"],
+                         median_abs_error=st["median_abs_error"], worst_abs_error=st["worst_abs_error"],
+                         worst_id=worst, within_1_5=st["within_1_5"], within_2=st["within_2"]))
+    return pd.DataFrame(rows, columns=["area", "figures", "counted", "median_abs_error", "worst_abs_error",
+                                       "worst_id", "within_1_5", "within_2"])
