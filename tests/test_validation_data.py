@@ -197,11 +197,11 @@ def _set(row_number, column, value):
     (_set(1, "kind", "shape"), r"row 1, column 'kind': kind must be one of"),
     (_set(1, "conditions", "FICON Express4"), r"row 1, column 'conditions': conditions must be 'key=value'"),
     (_set(1, "document", "002_3ef25dc9d706703e.txt"), r"row 1, column 'document': document must not be a seed"),
-    (_set(1, "missing", ""), r"row 1, column 'missing': missing must say what the library lacks"),
+    (_set(6, "missing", ""), r"row 6, column 'missing': missing must say what the library lacks"),
     (_set(1, "expressible", "maybe"), r"row 1, column 'expressible': expressible must be 'yes' or 'no'"),
     (lambda rows: rows.append(list(rows[1])), r"column 'id': duplicate id 'val\.channels\.zhpf-fex4-max-iops'"),
     (lambda rows: rows[0].__setitem__(1, "areas"), r"figures\.csv: line 1 \(header\), column 'area'"),
-    (lambda rows: rows[2].pop(), r"figures\.csv: row 2, column 'notes': has 18 fields, expected 19"),
+    (lambda rows: rows[2].pop(), r"figures\.csv: row 2, column 'catalog_check': has 18 fields, expected 19"),
 ])
 def test_malformed_file_names_file_row_and_column(tmp_path, edit, message):
     root = _copy_with(tmp_path, edit)
