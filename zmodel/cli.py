@@ -4,6 +4,7 @@
 
     zmodel plan SCENARIO.toml [--format text|csv|json] [--output FILE] [--sweep KEY=V1,V2,...]
     zmodel calibrate [AREA ...] [--list]
+    zmodel validate [--format text|csv|json] [--samples N] [--seed S]
     zmodel report [report options]
 
 ``plan`` reads a scenario file (TOML, the shape of ``examples/*.toml``), builds a
@@ -14,7 +15,14 @@ kernel features and model parameters each prediction used. The sweep is the file
 
 ``calibrate`` runs the calibrations of :data:`zmodel.fits.registry.CALIBRATIONS` (all of
 them, or the areas named) and prints each report with its residual table; ``--list``
-shows the areas. ``report`` is ``make report`` (:func:`zmodel.report.main`).
+shows the areas. ``validate`` poses every figure of the validation set (published figures
+from outside the seed documents, never fitted; :mod:`zmodel.validation`) to the calibrated
+model and prints, per figure, ``id, area, published, predicted, predicted_lo, predicted_hi,
+ratio`` (90 % interval from ``--samples`` seeded parameter draws; ratio =
+predicted/published), then the median ``|ratio - 1|`` and the counts within x1.5 and x2 over
+the counted figures, and the figures the library cannot express with what is missing (CSV:
+the summary as ``#`` comment lines after the table). ``report`` is ``make report``
+(:func:`zmodel.report.main`).
 
 Errors in what the user gave (a missing or malformed file, an unknown key, catalog name
 or area, a negative value, a bad option, a file that cannot be read or written) print one
@@ -70,7 +78,8 @@ from pathlib import Path
 
 __all__ = ["main", "build_parser", "parse_sweep_option", "parse_sweep_value", "read_scenario_file",
            "render", "write_atomically", "RESULT_COLUMNS", "UNITS", "UsageError", "LARGE_SWEEP",
-           "MAX_SCENARIO_BYTES", "MAX_COST", "POINT_COST", "estimate_cost", "throughput_label"]
+           "MAX_SCENARIO_BYTES", "MAX_COST", "POINT_COST", "estimate_cost", "throughput_label",
+           "render_validation", "VALIDATION_COLUMNS"]
 
 PROG = "zmodel"
 #: exit status of a usage or input error (as argparse uses)
@@ -95,6 +104,9 @@ RESULT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_uti
 #: units of the prediction columns (SI); throughput's depends on the load (:func:`throughput_label`)
 UNITS = {"throughput": "1/s", "response_time": "s", "cpu_utilization": "1", "channel_utilization": "1",
          "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes"}
+
+#: per-figure columns of ``zmodel validate`` (text shows them; CSV and JSON add status and missing)
+VALIDATION_COLUMNS = ("id", "area", "published", "predicted", "predicted_lo", "predicted_hi", "ratio")
 
 _INT = re.compile(r"[+-]?\d+\Z")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?\Z")
@@ -645,6 +657,106 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def _fmt(v) -> str:
+    """A number for the validation text table: 5 significant digits, '-' for NaN."""
+    v = _plain_text(v)
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else f"{v:.5g}"
+    return str(v)
+
+
+def _validation_summary_lines(summary: dict, areas) -> list[str]:
+    s = summary
+    n = s["counted"]
+    pct = (lambda k: f" ({100.0 * k / n:.0f} %)") if n else (lambda k: "")
+    med = "-" if n == 0 else f"{100.0 * s['median_abs_error']:.1f} %"
+    lines = [f"summary over the {n} counted figures (expressible and independent of the library's catalogs; "
+             f"{s['expressible']} expressible of {s['total']}, {s['catalog_checks']} catalog checks not counted):",
+             f"  median |error| {med}; within x1.5: {s['within_1_5']}{pct(s['within_1_5'])}; "
+             f"within x2: {s['within_2']}{pct(s['within_2'])}",
+             "  |error| = |predicted/published - 1|; a bound or a range end is compared with the value printed",
+             "per area (counted figures):"]
+    for row in areas.to_dict(orient="records"):
+        if row["counted"]:
+            lines.append(f"  {row['area']}: {row['counted']} counted, median |error| "
+                         f"{100.0 * row['median_abs_error']:.1f} %, worst {100.0 * row['worst_abs_error']:.1f} % "
+                         f"({row['worst_id']})")
+        else:
+            lines.append(f"  {row['area']}: none counted ({row['figures']} figures)")
+    return lines
+
+
+def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
+    """The ``zmodel validate`` output of a :func:`zmodel.validation.validate` table (ends with a newline).
+
+    text: the per-figure table, the summary, the per-area lines, the inexpressible figures
+    with what is missing. csv: one row per figure (VALIDATION_COLUMNS, unit, kind, status,
+    missing), then the summary as ``#`` comment lines. json: an object ``{"samples", "seed",
+    "summary", "areas", "figures", "inexpressible"}`` (NaN as null).
+    """
+    from zmodel.validation import area_summary, summary
+
+    s, areas = summary(table), area_summary(table)
+    inexpressible = table[table["status"] == "inexpressible"]
+    shown = table[table["status"] != "inexpressible"]
+    if fmt == "json":
+        cols = list(VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing", "catalog_check"]
+        doc = {"samples": samples, "seed": seed, "interval": "90 % (5th and 95th percentiles of the draws)",
+               "summary": {k: _plain(v) for k, v in s.items()},
+               "areas": [{k: _plain(v) for k, v in r.items()} for r in areas.to_dict(orient="records")],
+               "figures": [{k: _plain(r[k]) for k in cols} for r in table.to_dict(orient="records")],
+               "inexpressible": [{"id": r["id"], "area": r["area"], "missing": r["missing"]}
+                                 for r in inexpressible.to_dict(orient="records")]}
+        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        cols = list(VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing"]
+        body = table[cols].to_csv(index=False, lineterminator="\n")
+        tail = [f"# samples={samples} seed={seed} interval=90 %"]
+        tail += [f"# {line.strip()}" for line in _validation_summary_lines(s, areas)]
+        return body + "\n".join(tail) + "\n"
+    if fmt != "text":
+        raise UsageError(f"--format must be one of text, csv, json, got {fmt!r}")
+    head = list(VALIDATION_COLUMNS) + ["unit", "status"]
+    cells = [head] + [[_fmt(r[c]) for c in head] for r in shown.to_dict(orient="records")]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(head))]
+    lines = [f"validation set: {s['total']} published figures from outside the seed documents, never fitted; "
+             f"{s['expressible']} expressible; 90 % intervals from {samples} parameter draws (seed {seed})", ""]
+    lines += ["  ".join(c.ljust(widths[j]) if j < 2 else c.rjust(widths[j]) for j, c in enumerate(row)).rstrip()
+              for row in cells[:1]]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(widths[j]) if j < 2 else c.rjust(widths[j]) for j, c in enumerate(row)).rstrip()
+              for row in cells[1:]]
+    lines.append("")
+    lines += _validation_summary_lines(s, areas)
+    lines.append("")
+    lines.append(f"inexpressible figures ({len(inexpressible)}): what the library lacks")
+    for r in inexpressible.to_dict(orient="records"):
+        lines.append(f"  {r['id']}: {r['missing']}")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_validate(args) -> int:
+    from zmodel.validation import MAX_SAMPLES as MAX_DRAWS
+    from zmodel.validation import validate
+
+    if not 0 <= args.samples <= MAX_DRAWS:
+        raise UsageError(f"--samples must be an integer from 0 to {MAX_DRAWS}, got {args.samples}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    store = _parameter_store(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            table = validate(store, samples=args.samples, seed=args.seed)
+        except ValueError as exc:
+            raise UsageError(_one_line(exc)) from None
+    text = render_validation(table, args.format, samples=args.samples, seed=args.seed)
+    _warn_lines(caught)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0
+
+
 def cmd_calibrate(args) -> int:
     from zmodel import report
     from zmodel.fits import registry
@@ -816,6 +928,25 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the fitted parameters of the areas run to FILE (a parameter store, TOML) for "
                      "'zmodel plan --parameters FILE'; areas not run keep the shipped store's values")
 
+    val = sub.add_parser("validate", help="predict the validation set (published figures never fitted) and score it",
+                         description="Pose every published figure of the validation set (zmodel/_data/validation, "
+                         "from outside the seed documents, never fitted) to the calibrated model: per figure id, "
+                         "area, published, predicted with its 90 %% interval, ratio = predicted/published; then "
+                         "the median |error| and the counts within x1.5 and x2, and the figures the library "
+                         "cannot express with what is missing.")
+    val.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                     help="output format (default: %(default)s); CSV ends with the summary as '#' comment lines, "
+                     "JSON writes NaN as null")
+    val.add_argument("--samples", type=int, default=200, metavar="N",
+                     help="parameter draws per figure for the 90 %% intervals (default %(default)s; 0: no intervals)")
+    val.add_argument("--seed", type=int, default=0, metavar="S",
+                     help="seed of the draws (default %(default)s): the same seed gives the same intervals")
+    vsource = val.add_mutually_exclusive_group()
+    vsource.add_argument("--parameters", metavar="FILE",
+                         help="parameter store to predict with; default: the calibrated store shipped with zmodel")
+    vsource.add_argument("--defaults", action="store_true",
+                         help="predict with every parameter at its declared default (no calibration)")
+
     sub.add_parser("report", help="build the report, as 'make report' (options go to python -m zmodel.report)",
                    description="Run every calibration, execute the notebooks and write the HTML report "
                    "(python -m zmodel.report). Options after 'report' are passed on to it: see "
@@ -842,6 +973,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
         if args.command == "plan":
             return cmd_plan(args)
+        if args.command == "validate":
+            return cmd_validate(args)
         return cmd_calibrate(args)
     except UsageError as exc:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
