@@ -1,6 +1,6 @@
 """The package reads like the architecture: imports point down only.
 
-conventions, units <- queueing <- hardware <- kernel; data, calibration, plotting,
+conventions, units <- queueing <- hardware <- kernel; data, calibration, plotting, validation,
 report and cli sit beside the layers and may import any of them, but no layer imports
 them. ``zmodel.conventions`` (the one checker, vectorising wrapper and saturation
 policy) and ``zmodel.units`` form the bottom layer: every layer imports them, they
@@ -17,7 +17,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "zmodel"
 LAYERS = {"conventions": -1, "units": -1, "queueing": 0, "hardware": 1, "store": 1.5, "kernel": 2}
-BESIDE = {"data", "calibration", "fits", "plotting", "report", "cli"}
+BESIDE = {"data", "calibration", "fits", "plotting", "report", "cli", "validation"}
 
 
 def _zmodel_imports(path: Path):

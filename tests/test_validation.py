@@ -1,0 +1,302 @@
+"""``zmodel validate`` and zmodel/validation.py: the validation set posed to the model (issue 12 part 1).
+
+Expected values come from outside the code under test: hand computations written here from
+the catalogs' published specifications (link rates with 8b/10b coding, the feature bus, drive
+rotation, Ethernet/TCP header sizes) and a hand-made table for the summary statistics. The
+predictions are not checked against the published figures (that is what the command reports);
+the tests check that each figure is posed as documented, that nothing is fitted to it, and
+the output contract (formats, bad options: one line, exit 2).
+"""
+import csv
+import io
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import zmodel.data as zd
+from zmodel import cli, store, validation
+from zmodel.fits.registry import CALIBRATIONS
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def figures():
+    return zd.validation_figures()
+
+
+@pytest.fixture(scope="module")
+def table():
+    return validation.validate(samples=0)
+
+
+def run_main(argv, capsys):
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --------------------------------------------------------------------------- the predictor table
+def test_every_expressible_figure_has_a_predictor_and_no_other(figures):
+    expressible = set(figures.loc[figures["expressible"] == "yes", "id"])
+    assert expressible == set(validation.PREDICTORS)
+
+
+def test_catalog_checks_are_the_rows_a_hardware_catalog_names(figures):
+    # channel_cards.csv notes name the validation rows whose figure it took ("SAME FIGURE AS A
+    # VALIDATION ROW (val....)"): exactly those rows are marked catalog checks.
+    named = set()
+    for path in sorted((zd.data_folder() / "hardware").glob("*.csv")):
+        named |= set(re.findall(r"val\.[a-z_]+\.[a-z0-9-]+[a-z0-9]", path.read_text(encoding="utf-8")))
+    named &= set(figures["id"])
+    marked = set(figures.loc[figures["catalog_check"].str.strip() != "", "id"])
+    assert named and marked == named
+
+
+def test_statuses(table):
+    counts = table["status"].value_counts().to_dict()
+    assert set(counts) <= set(validation.STATUSES)
+    assert counts["catalog check"] == 5
+    inexpressible = table[table["status"] == "inexpressible"]
+    assert inexpressible["predicted"].isna().all() and (inexpressible["missing"].str.len() > 0).all()
+    shown = table[table["status"] != "inexpressible"]
+    assert np.isfinite(shown["predicted"]).all()
+    assert np.allclose(shown["ratio"], shown["predicted"] / shown["published"], rtol=1e-15)
+
+
+# --------------------------------------------------------------------------- hand computations
+# Fibre Channel payload per direction = link rate x 8/10 (8b/10b) / 8 bits: 400 MB/s at 4 Gbit/s,
+# 200 MB/s at 2 Gbit/s, 800 MB/s at 8 Gbit/s (FC-PI/FC-PI-2; links.csv 100/200/400 MB/s).
+def test_fex4_feature_read_write_and_duplex_by_hand():
+    per_direction = 4e9 * 0.8 / 8                      # one FICON Express4 channel at 4 Gbit/s [B/s]
+    channels, bus = 4, 2e9                            # z10 BC guide: four channels; IBM-MAIN: 2 GB/s STI
+    read = min(channels * per_direction, bus)        # reads use the inbound direction only
+    duplex = min(channels * 2 * per_direction, bus)  # half reads, half writes: both directions
+    assert read == 1.6e9 and duplex == 2e9
+    assert validation.predict("val.channels.fex4-feature-read-mbps", samples=0).predicted == pytest.approx(
+        read / 1e6, rel=1e-12)
+    assert validation.predict("val.channels.fex4-feature-write-mbps", samples=0).predicted == pytest.approx(
+        read / 1e6, rel=1e-12)
+    assert validation.predict("val.channels.fex4-feature-duplex-mbps", samples=0).predicted == pytest.approx(
+        duplex / 1e6, rel=1e-12)
+
+
+def test_fex4_over_fex2_feature_by_hand():
+    fex2 = {f: min(4 * (2 if f == 0.5 else 1) * 2e9 * 0.8 / 8, 1e9) for f in (1.0, 0.0, 0.5)}  # bus 1 GB/s
+    fex4 = {f: min(4 * (2 if f == 0.5 else 1) * 4e9 * 0.8 / 8, 2e9) for f in (1.0, 0.0, 0.5)}  # bus 2 GB/s
+    ratios = [fex4[f] / fex2[f] for f in (1.0, 0.0, 0.5)]                  # 1600/800, 1600/800, 2000/1000
+    assert validation.predict("val.channels.fex4-vs-fex2-feature-low", samples=0).predicted == pytest.approx(
+        min(ratios), rel=1e-12)
+    assert validation.predict("val.channels.fex4-vs-fex2-feature-high", samples=0).predicted == pytest.approx(
+        max(ratios), rel=1e-12)
+
+
+def test_zhpf_catalog_checks_read_the_catalog_back():
+    # 1/92000 s per I/O beats the 4 KB transfer (4096 B / 800 MB/s = 5.1 us) and the data path
+    # (4096 B / 1600 MB/s): the I/O rate is the card's zHPF rate.
+    assert validation.predict("val.channels.zhpf-fex8s-max-iops", samples=0).predicted == pytest.approx(92000)
+    assert validation.predict("val.channels.zhpf-vs-ficon-fex4-ratio", samples=0).predicted == pytest.approx(
+        31000 / 14090.9, rel=1e-12)
+    # 1 MiB, half reads half writes at 8 Gbit/s: links allow 2 x 800 MB/s, the data path 1600 MB/s
+    assert validation.predict("val.channels.zhpf-fex8s-seq-duplex-mbps", samples=0).predicted == pytest.approx(
+        1600, rel=1e-12)
+
+
+def test_ess800_sequential_read_by_hand():
+    links = 16 * 2e9 * 0.8 / 8          # 16 host links at 2 Gbit/s: 3.2 GB/s
+    disks = 128 * 75e6                  # 128 drives streaming 75 MB/s each (storage_servers.csv): 9.6 GB/s
+    assert validation.predict("val.storage.ess800-turbo-seq-read-mbps", samples=0).predicted == pytest.approx(
+        min(links, disks) / 1e6, rel=1e-12)
+
+
+def test_disk_figures_by_hand():
+    assert validation.predict("val.disks.travelstar-5k320-avg-latency", samples=0).predicted == pytest.approx(
+        60 / 5400 / 2 * 1e3, rel=1e-12)                       # half a revolution at 5400 rpm [ms]
+    # the catalog's 15,000 rpm drive: average seek 3.7 ms (storage_servers.csv), half a revolution 2 ms
+    assert validation.predict("val.disks.ultrastar-15k450-450gb-read-seek", samples=0).predicted == pytest.approx(
+        3.7, rel=1e-9)
+    assert validation.predict("val.disks.cheetah-x15-access-time", samples=0).predicted == pytest.approx(
+        3.7 + 60 / 15000 / 2 * 1e3, rel=1e-9)
+
+
+def test_hipersockets_over_osa_by_hand():
+    # Streaming capacity = MSS / largest per-segment demand (NetworkPath notes; Lazowska et al. 1984 §5.2).
+    # Headers: TCP/IP 52 B (RFC 791 + RFC 793 + RFC 1323 timestamps), Ethernet 38 B (IEEE 802.3).
+    s = store.default()
+    net = {**{"cpu_per_message": 10e-6, "cpu_per_packet": 10e-6}, **s.areas["network"].values()}
+    c_pkt, c_byte = net["cpu_per_packet"], net["cpu_per_byte"]
+    copy = s.areas["kernel_versions"].values()["copy_time_per_byte"]
+    mss_osa = 8992 - 52
+    osa = mss_osa / max(1.5 * c_pkt + mss_osa * c_byte,                 # CPU (each side)
+                        1.5 * net["osa_previous_per_packet"],           # adapter
+                        8 * (8992 + 38) / 1e9)                          # 1 Gbit/s wire, data direction
+    mss_hs = 8192 - 52                                                  # HiperSockets MTU 8 KB
+    hiper = mss_hs / (1.5 * c_pkt + mss_hs * c_byte + (mss_hs + 52) * copy)   # the CPU moves the frame
+    got = validation.predict("val.network.hipersockets-vs-osa-throughput-max", samples=0).predicted
+    assert got == pytest.approx(hiper / osa, rel=1e-9)
+
+
+# --------------------------------------------------------------------------- intervals, seeds
+def test_interval_is_seeded_and_ordered():
+    a = validation.predict("val.crypto.cex2a-java-ssl-throughput-ratio", samples=30, seed=3)
+    b = validation.predict("val.crypto.cex2a-java-ssl-throughput-ratio", samples=30, seed=3)
+    c = validation.predict("val.crypto.cex2a-java-ssl-throughput-ratio", samples=30, seed=4)
+    assert a == b and a.predicted_lo < a.predicted_hi and c != a
+    fixed = validation.predict("val.disks.travelstar-5k320-avg-latency", samples=30)
+    assert fixed.predicted_lo == fixed.predicted == fixed.predicted_hi    # no stored parameter is used
+
+
+def test_dbench_interval_comes_from_the_scenario_draws():
+    p = validation.predict("val.kernel_versions.dbench-sles9-speedup-4cpu", samples=8, seed=0)
+    assert 1.0 < p.predicted_lo <= p.predicted_hi < 4.0 + 1e-9      # a speed-up on 4 CPUs is at most 4
+
+
+def test_bad_arguments_name_the_parameter():
+    with pytest.raises(ValueError, match="samples must be an integer from 0 to"):
+        validation.predict("val.disks.travelstar-5k320-avg-latency", samples=-1)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        validation.predict("val.disks.travelstar-5k320-avg-latency", seed=-2)
+    with pytest.raises(ValueError, match="figure must be an expressible validation id"):
+        validation.predict("val.pav.bs2000-random25-1ch-3tasks-0alias-iops")
+
+
+def test_validation_does_not_change_the_store():
+    s = store.default()
+    before = s.values()
+    validation.validate(s, samples=3)
+    assert s.values() == before
+
+
+# --------------------------------------------------------------------------- summary statistics
+def hand_table():
+    # ratios 1.1, 0.6, 3.0, 1.25, 0.5 counted; |ratio - 1| = 0.1, 0.4, 2.0, 0.25, 0.5
+    # sorted 0.1, 0.25, 0.4, 0.5, 2.0 -> median 0.4, worst 2.0
+    # within x1.5 ([0.667, 1.5]): 1.1, 1.25 -> 2; within x2 ([0.5, 2]): 1.1, 0.6, 1.25, 0.5 -> 4
+    return pd.DataFrame({
+        "id": ["val.a.x", "val.a.y", "val.b.x", "val.b.y", "val.b.z", "val.a.c", "val.b.n"],
+        "area": ["a", "a", "b", "b", "b", "a", "b"],
+        "status": ["counted"] * 5 + ["catalog check", "inexpressible"],
+        "ratio": [1.1, 0.6, 3.0, 1.25, 0.5, 1.0, math.nan]})
+
+
+def test_summary_on_a_hand_made_table():
+    s = validation.summary(hand_table())
+    assert s == dict(total=7, expressible=6, counted=5, catalog_checks=1, inexpressible=1,
+                     median_abs_error=pytest.approx(0.4, abs=1e-15), worst_abs_error=pytest.approx(2.0, abs=1e-15),
+                     within_1_5=2, within_2=4)
+
+
+def test_area_summary_on_a_hand_made_table():
+    a = validation.area_summary(hand_table()).set_index("area")
+    # area a: ratios 1.1, 0.6 -> errors 0.1, 0.4: median 0.25, worst 0.4 (val.a.y); x1.5: 1; x2: 2
+    assert a.loc["a", "counted"] == 2 and a.loc["a", "figures"] == 3
+    assert a.loc["a", "median_abs_error"] == pytest.approx(0.25) and a.loc["a", "worst_id"] == "val.a.y"
+    assert (a.loc["a", "within_1_5"], a.loc["a", "within_2"]) == (1, 2)
+    # area b: ratios 3.0, 1.25, 0.5 -> errors 2.0, 0.25, 0.5: median 0.5, worst 2.0 (val.b.x)
+    assert a.loc["b", "median_abs_error"] == pytest.approx(0.5) and a.loc["b", "worst_id"] == "val.b.x"
+    assert (a.loc["b", "within_1_5"], a.loc["b", "within_2"]) == (1, 2)
+
+
+def test_summary_without_counted_figures():
+    s = validation.summary(hand_table().iloc[5:])
+    assert s["counted"] == 0 and math.isnan(s["median_abs_error"]) and s["within_2"] == 0
+
+
+# --------------------------------------------------------------------------- the command
+def test_cli_text(capsys):
+    code, out, err = run_main(["validate", "--samples", "0"], capsys)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[2].split() == ["id", "area", "published", "predicted", "predicted_lo", "predicted_hi", "ratio",
+                                "unit", "status"]
+    assert any(line.startswith("val.storage.ess800-turbo-seq-read-mbps") for line in lines)
+    assert re.search(r"median \|error\| [\d.]+ %; within x1\.5: \d+ \(\d+ %\); within x2: \d+", out)
+    assert "inexpressible figures (" in out and "val.pav.bs2000-random25-1ch-3tasks-0alias-iops: " in out
+
+
+def test_cli_csv_and_json_agree(capsys, table):
+    code, out, _ = run_main(["validate", "--samples", "0", "--format", "csv"], capsys)
+    assert code == 0
+    frame = pd.read_csv(io.StringIO(out), comment="#")
+    assert list(frame.columns) == list(cli.VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing"]
+    assert len(frame) == len(table) and frame["id"].tolist() == table["id"].tolist()
+    assert np.allclose(frame["ratio"], table["ratio"], equal_nan=True, rtol=1e-12)
+    assert [line for line in out.splitlines() if line.startswith("#")][1].startswith("# summary over the")
+    code, out, _ = run_main(["validate", "--samples", "0", "--format", "json"], capsys)
+    doc = json.loads(out)
+    assert doc["summary"] == {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                              for k, v in validation.summary(table).items()}
+    assert len(doc["figures"]) == len(table) and len(doc["inexpressible"]) == doc["summary"]["inexpressible"]
+    assert all(set(f) >= set(cli.VALIDATION_COLUMNS) for f in doc["figures"])
+
+
+def test_cli_samples_give_intervals(capsys):
+    code, out, _ = run_main(["validate", "--samples", "5", "--seed", "1", "--format", "csv"], capsys)
+    frame = pd.read_csv(io.StringIO(out), comment="#")
+    shown = frame[frame["status"] != "inexpressible"]
+    assert code == 0 and np.isfinite(shown[["predicted_lo", "predicted_hi"]].to_numpy()).all()
+    assert (shown["predicted_lo"] <= shown["predicted_hi"]).all()
+    assert "# samples=5 seed=1 interval=90 %" in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--samples", "-1"], "--samples must be an integer from 0 to 100000, got -1"),
+    (["--samples", "100001"], "--samples must be an integer from 0 to 100000"),
+    (["--samples", "many"], "argument --samples: invalid int value"),
+    (["--seed", "-3"], "--seed must be a non-negative integer, got -3"),
+    (["--format", "xml"], "argument --format: invalid choice"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+    (["--parameters", "/nonexistent/params.toml"], "--parameters: /nonexistent/params.toml: parameter store not found"),
+    (["--parameters", "x.toml", "--defaults"], "not allowed with argument"),
+])
+def test_cli_bad_options_one_line_exit_2(capsys, argv, needle):
+    code, out, err = run_main(["validate"] + argv, capsys)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("zmodel: error: ") and needle in err
+    assert "Traceback" not in err
+
+
+def test_cli_end_to_end_subprocess():
+    r = subprocess.run([sys.executable, "-m", "zmodel", "validate", "--samples", "0", "--format", "csv"],
+                       cwd=REPO, capture_output=True, text=True, timeout=600, env={**_env(), "CI": "1"})
+    assert r.returncode == 0, r.stderr
+    rows = [row for row in csv.reader(io.StringIO(r.stdout)) if row and not row[0].startswith("#")]
+    assert rows[0][:7] == list(cli.VALIDATION_COLUMNS) and len(rows) == 1 + len(zd.validation_figures())
+
+
+def _env():
+    import os
+    return dict(os.environ)
+
+
+# --------------------------------------------------------------------------- never fitted
+def test_no_calibration_imports_the_predictors():
+    # zmodel.validation poses figures to the model; nothing that fits parameters may import it
+    # (the other direction, validation -> fits' model classes, is allowed: it fits nothing).
+    sources = sorted((REPO / "zmodel" / "fits").glob("*.py")) + [REPO / "zmodel" / "calibration.py",
+                                                                   REPO / "zmodel" / "store.py"]
+    pattern = re.compile(r"zmodel\.validation\b|from zmodel import [^\n]*\bvalidation\b|PREDICTORS")
+    hits = [f"{p.relative_to(REPO)}:{n}" for p in sources
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if pattern.search(line)]
+    assert not hits, hits
+    code = ("import sys, importlib\n"
+            f"mods = {sorted({e.target.partition(':')[0] for e in CALIBRATIONS})!r}\n"
+            "[importlib.import_module(m) for m in mods]\n"
+            "import zmodel.calibration, zmodel.store\n"
+            "print('zmodel.validation' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+
+
+def test_no_stored_calibration_row_is_a_validation_figure(figures):
+    s = store.default()
+    used = {row for a in s.areas.values() for row in a.rows}
+    assert used and not (used & set(figures["id"]))
