@@ -502,3 +502,36 @@ def test_each_area_is_fitted_once_and_the_kernel_summary_reuses_it(monkeypatch, 
     assert [ln.split("] ")[1] for ln in stream.getvalue().splitlines()] == ["calibrating kernel_locks",
                                                                           "calibrating kernel"]
     assert capsys.readouterr().out.count("fit report") == 2
+
+
+# --------------------------------------------------------------------------- the validation summary
+def _validation_table():
+    import pandas as pd
+
+    # counted ratios 1.1, 0.6, 3.0, 1.25, 0.5: |ratio - 1| = 0.1, 0.4, 2.0, 0.25, 0.5 -> median 0.4;
+    # within x1.5 ([2/3, 1.5]): 1.1, 1.25 -> 2; within x2 ([0.5, 2]): 1.1, 0.6, 1.25, 0.5 -> 4
+    return pd.DataFrame({
+        "id": ["val.a.x", "val.a.y", "val.b.x", "val.b.y", "val.b.z", "val.a.c", "val.b.n"],
+        "area": ["a", "a", "b", "b", "b", "a", "b"],
+        "status": ["counted"] * 5 + ["catalog check", "inexpressible"],
+        "ratio": [1.1, 0.6, 3.0, 1.25, 0.5, 1.0, float("nan")],
+        "missing": [""] * 6 + ["no <fairness> model"]})
+
+
+def test_front_page_validation_summary_fragment():
+    page = report.validation_section(_validation_table(), [("12_x.html", "X"), ("13_validation.html", "V")])
+    assert page.startswith('<div id="validation">')
+    text = " ".join(page.split())
+    assert "Median |error| 40.0 %; within &times;1.5: 2 of 5; within &times;2: 4 of 5" in text
+    assert "5 counted of 6 expressible figures, 7 in all; 1 catalog checks shown but not counted" in text
+    assert 'href="13_validation.html"' in page
+    # per area: a has errors 0.1, 0.4 (median 25.0 %, worst 40.0 %), b 2.0, 0.25, 0.5 (median 50.0 %)
+    assert "<td>a</td><td>3</td><td>2</td><td>25.0 %</td><td>40.0 %</td><td>val.a.y</td>" in page
+    assert "<td>b</td><td>4</td><td>3</td><td>50.0 %</td><td>200.0 %</td><td>val.b.x</td>" in page
+    assert "<code>val.b.n</code>: no &lt;fairness&gt; model" in page       # inexpressible, escaped
+
+
+def test_front_page_validation_placeholder_and_notebook_list():
+    page = report.validation_section(None, [])
+    assert 'id="validation"' in page and "not computed" in page and "href" not in page
+    assert "13_validation.ipynb" in [p.name for p in report.notebooks()]

@@ -17,8 +17,9 @@ otherwise one line per step on standard error):
 
 The front page answers first: the headline predictions of the example scenarios
 (``examples/*.toml``), how well each area's model reproduces the documented numbers
-(fitted and, where it exists, leave-one-out error), what is assumed, and the places
-where prediction intervals and validation summaries will go; the full residual and
+(fitted and, where it exists, leave-one-out error), how well the calibrated model
+predicts published figures it was never fitted to (the validation set,
+:mod:`zmodel.validation`, linked to its notebook), and what is assumed; the full residual and
 parameter tables of each area follow, folded (``<details>``), histogram-sized tables
 summarised. Notebook pages show the narrative, tables and charts; code cells are folded
 away (one click shows them).
@@ -342,6 +343,8 @@ def _file_title(path: Path) -> str:
 
 #: parameter draws behind the front page's prediction intervals (``Scenario.predict(samples=)``)
 EXAMPLE_SAMPLES = 100
+#: parameter draws per figure of the front page's validation summary (``zmodel validate`` takes 200)
+VALIDATION_SAMPLES = 100
 
 
 def example_predictions(folder=None, samples: int = EXAMPLE_SAMPLES) -> list[dict]:
@@ -895,7 +898,75 @@ def _headline(example: dict) -> str:
     return _fmt_table(t, {c: _readable for c in t.columns})
 
 
-def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] | None = None) -> str:
+def _percent(v: float) -> str:
+    return "&ndash;" if v != v else f"{100.0 * v:.1f} %"
+
+
+def validation_section(table, pages: list[tuple[str, str]] = ()) -> str:
+    """The front page's validation summary: published figures outside the seeds, never fitted.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        From :func:`zmodel.validation.validate`; None: the section says it was not computed.
+    pages : list of (file name, title)
+        The notebook pages; the one whose file name contains ``validation`` is linked.
+
+    Returns
+    -------
+    str
+        An HTML fragment with ``id="validation"``: median |error|, counts within x1.5 and
+        x2, counted / expressible / total figures, a per-area table, the inexpressible
+        figures (folded) and the link to the notebook page.
+    """
+    link = next((fname for fname, _ in pages if "validation" in fname), None)
+    more = (f' Figure by figure, with the chart of published against predicted: '
+            f'<a href="{html.escape(link)}">the validation notebook</a>.') if link else ""
+    if table is None:
+        return ('<p class="zmodel-pending" id="validation"><strong>Validation against published figures '
+                "never fitted:</strong> not computed in this build; <code>zmodel validate</code> prints "
+                f"it.{more}</p>")
+    from zmodel.validation import area_summary, summary
+
+    s, areas = summary(table), area_summary(table)
+    n = s["counted"]
+    parts = ['<div id="validation">',
+             "<h3>Validation against published figures never fitted</h3>",
+             f"<p><strong>Median |error| {_percent(s['median_abs_error'])}; within &times;1.5: "
+             f"{s['within_1_5']} of {n}; within &times;2: {s['within_2']} of {n}</strong> "
+             f"({n} counted of {s['expressible']} expressible figures, {s['total']} in all; "
+             f"{s['catalog_checks']} catalog checks shown but not counted, {s['inexpressible']} figures the "
+             "library cannot express yet).</p>",
+             "<p>Published figures from outside the five source documents (IBM pages and manuals, drive "
+             "specifications, trade press, mailing lists; <code>zmodel/_data/validation/</code>), posed to the "
+             "calibrated model as a planner would and never used to fit anything. |error| = "
+             "|predicted/published &minus; 1|; a bound (&ldquo;up to&rdquo;, &ldquo;more than&rdquo;) is "
+             "compared with the value it prints. <code>zmodel validate</code> prints the table."
+             f"{more}</p>"]
+    shown = areas.copy()
+    shown["median |error|"] = [_percent(v) for v in shown["median_abs_error"]]
+    shown["worst |error|"] = [_percent(v) if c else "&ndash;" for v, c in
+                              zip(shown["worst_abs_error"], shown["counted"])]
+    shown = shown.rename(columns={"within_1_5": "within ×1.5", "within_2": "within ×2", "worst_id": "worst figure"})
+    cols = ["area", "figures", "counted", "median |error|", "worst |error|", "worst figure", "within ×1.5",
+            "within ×2"]
+    rows = ["<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr></thead><tbody>"]
+    for r in shown[cols].to_dict(orient="records"):
+        cells = [r[c] if c in ("median |error|", "worst |error|") else html.escape(str(r[c])) for c in cols]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    rows.append("</tbody></table>")
+    parts.append("".join(rows))
+    missing = table[table["status"] == "inexpressible"]
+    parts.append(f"<details><summary>{len(missing)} figures the library cannot express yet, with what is "
+                 "missing</summary><ul>" + "".join(
+                     f"<li><code>{html.escape(r['id'])}</code>: {html.escape(r['missing'])}</li>"
+                     for r in missing.to_dict(orient="records")) + "</ul></details>")
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] | None = None,
+               validation=None) -> str:
     """The front page: answers first, details folded.
 
     Parameters
@@ -906,6 +977,8 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
         The notebook pages, in order.
     examples : list of dict, optional
         From :func:`example_predictions` (the headline predictions).
+    validation : pandas.DataFrame, optional
+        From :func:`zmodel.validation.validate` (:func:`validation_section`).
     """
     from zmodel.plotting import residual_chart
 
@@ -914,7 +987,8 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
              "each model reproduces the numbers documented in the source papers, and what is assumed. "
              "The full residual tables and the notebooks follow.</p>",
              '<nav><a href="#predictions">Predictions</a> &middot; <a href="#accuracy">How well the '
-             'models predict</a> &middot; <a href="#assumptions">Assumptions</a> &middot; '
+             'models predict</a> &middot; <a href="#validation">Validation</a> &middot; '
+             '<a href="#assumptions">Assumptions</a> &middot; '
              '<a href="#notebooks">Notebooks</a> &middot; <a href="#details">Calibration details</a></nav>']
 
     parts.append('<h2 id="predictions">Headline predictions of the example scenarios</h2>')
@@ -957,9 +1031,7 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
         parts.append(_fmt_table(acc, {c: "{:.2f}" for c in acc.columns if "%" in c}))
     else:
         parts.append("<p>No calibration was run.</p>")
-    parts.append('<p class="zmodel-pending" id="validation"><strong>Validation against held-out '
-                 "benchmarks:</strong> not yet shown; the summaries of predictive validity will appear "
-                 "here.</p>")
+    parts.append(validation_section(validation, pages))
 
     parts.append('<h2 id="assumptions">What is assumed</h2><ul>')
     parts += [f"<li>{html.escape(a)}</li>" for a in SCENARIO_ASSUMPTIONS]
@@ -1057,7 +1129,7 @@ def _swap_into_place(tmp: Path, output: Path) -> None:
 
 def build_report(output: Path | str | None = None, notebook_dir=None, calibrations=None, log=None,
                  execute: bool = True, examples=None, progress: Progress | None = None,
-                 runner: NotebookRunner | None = None) -> Path:
+                 runner: NotebookRunner | None = None, validation=None) -> Path:
     """Execute the notebooks and write the HTML report into ``output``; returns its index.
 
     Parameters
@@ -1080,6 +1152,8 @@ def build_report(output: Path | str | None = None, notebook_dir=None, calibratio
     runner : NotebookRunner, optional
         Already executing the notebooks (started by :func:`main` before the
         calibrations); default: each notebook is executed here, one after another.
+    validation : pandas.DataFrame, optional
+        From :func:`zmodel.validation.validate` (the front page's validation summary).
 
     The pages are written to a temporary folder beside ``output`` and moved into place
     only when all of them succeeded (the previous report is replaced as a whole). On
@@ -1112,7 +1186,8 @@ def build_report(output: Path | str | None = None, notebook_dir=None, calibratio
             (tmp / fname).write_text(notebook_page(nb, path.stem), encoding="utf-8")
             pages.append((fname, notebook_title(nb, path.stem)))
         progress.step("writing the front page")
-        (tmp / "index.html").write_text(index_page(calibrations, pages, examples), encoding="utf-8")
+        (tmp / "index.html").write_text(index_page(calibrations, pages, examples, validation),
+                                            encoding="utf-8")
         _swap_into_place(tmp, output)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1165,7 +1240,7 @@ def _main(argv: list[str], prog: str) -> int:
     paths = [] if args.text_only else _notebook_paths(args.notebooks)
     if not args.text_only and not Path(args.examples).is_dir():
         raise ReportUsageError(f"--examples: no such folder: '{args.examples}'")
-    steps = 1 + len(selected) + (0 if args.text_only else len(paths) + 2)
+    steps = 1 + len(selected) + (0 if args.text_only else len(paths) + 3)
     progress = Progress(steps, prog=prog)
     progress.write(f"{prog}: {len(selected)} calibrations" + ("" if args.text_only else
                    f", {len(paths)} notebooks ({'executed' if not args.no_execute else 'rendered'}), "
@@ -1192,9 +1267,13 @@ def _main(argv: list[str], prog: str) -> int:
         if not args.text_only:
             progress.step("predicting the example scenarios")
             examples = example_predictions(args.examples)
+            progress.step("predicting the validation set")
+            from zmodel.validation import validate
+
+            validation = validate(samples=VALIDATION_SAMPLES, seed=0)
             try:
                 build_report(args.output, paths, calibrations, execute=not args.no_execute, examples=examples,
-                             progress=progress, runner=runner)
+                             progress=progress, runner=runner, validation=validation)
             except Exception as exc:  # a notebook failed: one line naming it
                 from nbclient.exceptions import CellExecutionError
 
