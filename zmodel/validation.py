@@ -476,8 +476,10 @@ def _stats(ratios) -> dict:
     if r.size == 0:
         return dict(count=0, median_abs_error=math.nan, worst_abs_error=math.nan, within_1_5=0, within_2=0)
     err = np.abs(r - 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        within = lambda f: int(np.sum((r >= 1.0 / f) & (r <= f)))  # noqa: E731
+
+    def within(factor: float) -> int:
+        return int(np.sum((r >= 1.0 / factor) & (r <= factor)))
+
     return dict(count=int(r.size), median_abs_error=float(np.median(err)), worst_abs_error=float(np.max(err)),
                 within_1_5=within(1.5), within_2=within(2.0))
 
