@@ -931,7 +931,7 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="predict the validation set (published figures never fitted) and score it",
                          description="Pose every published figure of the validation set (zmodel/_data/validation, "
                          "from outside the seed documents, never fitted) to the calibrated model: per figure id, "
-                         "area, published, predicted with its 90 %% interval, ratio = predicted/published; then "
+                         "area, published, predicted with its 90 % interval, ratio = predicted/published; then "
                          "the median |error| and the counts within x1.5 and x2, and the figures the library "
                          "cannot express with what is missing.")
     val.add_argument("--format", choices=("text", "csv", "json"), default="text",
