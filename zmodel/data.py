@@ -857,7 +857,7 @@ def read_dasd_statistics(path):
             fields = (line or "").split()
             if len(fields) != 16:
                 raise bad(f"line {n}", f"expected 16 counts (buckets {16 * half}-{16 * half + 15} of "
-                          f"{titles[0]!r}), got {len(fields)}")
+                          f"{titles[0]!r}), got " + (f"{len(fields)}" if line is not None else "the end of the file"))
             for k, field in enumerate(fields, start=1):
                 if not field.isdigit():
                     raise bad(f"line {n}, column {k}", f"expected a non-negative integer count, got {field!r}")

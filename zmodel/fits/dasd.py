@@ -363,7 +363,7 @@ def _hessian(f, x, step: float = 1e-4) -> np.ndarray:
 
 
 def fit_dasd_statistics(components: int | str = 4, data_dir=None, measurements=None) -> DasdFitResult:
-    """Fit the DASD volume model to the sample and check it (see the module docstring).
+    r"""Fit the DASD volume model to the sample and check it (see the module docstring).
 
     Parameters
     ----------
