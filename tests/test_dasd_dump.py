@@ -13,7 +13,8 @@ from __future__ import annotations
 import pytest
 
 from zmodel.cli import main
-from zmodel.data import DASD_DUMP_HISTOGRAMS, dasd_statistics, read_dasd_measurements, read_dasd_statistics
+from zmodel.data import (DASD_DUMP_HISTOGRAMS, dasd_statistics, data_folder, read_dasd_measurements,
+                         read_dasd_statistics)
 
 HEADER = ("   __<4\t   ___8\t   __16\t   __32\t   __64\t   _128\t   _256\t   _512\t   __1k\t   __2k\t   __4k\t"
           "   __8k\t   _16k\t   _32k\t   _64k\t   128k",
@@ -60,8 +61,7 @@ def test_the_documents_histograms_read_back(tmp_path):
     # the same dump given to the detector, and the shipped CSV given to it, read the same
     assert read_dasd_measurements(path)["count"].tolist() == got["count"].tolist()
     csv_copy = tmp_path / "mine.csv"
-    csv_copy.write_text((__import__("zmodel.data", fromlist=["x"]).data_folder() / "dasd_statistics.csv")
-                        .read_text(encoding="utf-8"), encoding="utf-8")
+    csv_copy.write_text((data_folder() / "dasd_statistics.csv").read_text(encoding="utf-8"), encoding="utf-8")
     assert read_dasd_measurements(csv_copy)["count"].tolist() == shipped["count"].tolist()
 
 

@@ -744,6 +744,12 @@ def read_dasd_statistics(path):
       ``dasd_stats_proc_show``, torvalds/linux): the same, plus a line
       ``Scale Factor is  <f>`` after the sectors line; counts are printed ``count / f``.
 
+    Sources read (search tool, code corpus): ``dduval/kernel-rhel4`` at 79a07c7f
+    (``dasd_statistics_read``, ``dasd_statistics_array``: ``"%7d "``, newline after the
+    16th) and ``torvalds/linux`` at c74a7469 (``dasd_stats_proc_show``); the 2.4.21 file
+    as recorded in ``zmodel/_data/dasd_statistics.toml`` ([driver]). An older 2.4 layout
+    (seven histograms, no sector total, counts shifted above 8192 requests) is not read.
+
     Lines starting with ``#`` before the request total are comments (the driver prints
     none; a planner may note where and when the dump was taken). The eight titles are
     those of :data:`DASD_DUMP_HISTOGRAMS`, in that order. Each

@@ -362,17 +362,17 @@ def _hessian(f, x, step: float = 1e-4) -> np.ndarray:
     return h
 
 
-def fit_dasd_statistics(components: int | str = 4, data_dir=None, measurements=None) -> DasdFitResult:
+def fit_dasd_statistics(components: int | str | None = None, data_dir=None, measurements=None) -> DasdFitResult:
     r"""Fit the DASD volume model to the sample and check it (see the module docstring).
 
     Parameters
     ----------
-    components : int or "bic"
+    components : int or "bic", optional
         Number of log-normal components of the service law [1]; ``"bic"`` fits 1 to 4 and
         keeps the one of least Bayesian information criterion
         :math:`2\,\mathrm{NLL} + p \ln N` (Schwarz 1978), p = 3k - 1 service parameters,
-        N the number of requests. Default 4 for the documents' sample, ``"bic"`` when
-        ``measurements`` are given and ``components`` is left at its default.
+        N the number of requests. Default: 4 for the documents' sample, ``"bic"`` for
+        ``measurements``.
     data_dir : path, optional
         Override of the data folder (:func:`zmodel.data.data_folder`).
     measurements : pandas.DataFrame, optional
@@ -396,8 +396,8 @@ def fit_dasd_statistics(components: int | str = 4, data_dir=None, measurements=N
 
     from zmodel.queueing import mg1
 
-    if measurements is not None and components == 4:
-        components = "bic"
+    if components is None:
+        components = 4 if measurements is None else "bic"
     if not ((isinstance(components, int) and not isinstance(components, bool) and components >= 1)
             or components == "bic"):
         raise ValueError(f"components must be a positive integer or 'bic', got {components!r}")
