@@ -129,3 +129,59 @@ def test_cli_calibrates_the_dump_and_saves_a_store_the_projection_reads(example,
     assert "storage" in saved.areas          # the other areas keep the shipped store's values
     table = project_response_time(saved, 83.84, (1.0, 2.0), samples=200)
     assert table["response_time"].is_monotonic_increasing
+
+
+def _one_component_store(median=2e-3, sigma=0.5, end=20e-6):
+    """A hand-made dasd area: one log-normal component, no covariance (point values drawn as such)."""
+    from zmodel import store
+
+    p = {"dasd_log_median_0": store.StoredParameter("dasd_log_median_0", math.log(median), "ln s", calibrated=False),
+         "dasd_log_sigma_0": store.StoredParameter("dasd_log_sigma_0", math.log(sigma), "1", calibrated=False),
+         "dasd_mean_end_time": store.StoredParameter("dasd_mean_end_time", end, "s", calibrated=False)}
+    return store.EMPTY.replace_area(store.AreaParameters(area="dasd", parameters=p))
+
+
+def test_projection_of_a_single_lognormal_by_hand():
+    from zmodel.fits.dasd import project_response_time
+
+    # E[S] = 2 ms e^{0.125}, E[S^2] = 4e-6 e^{0.5}; lambda = 100/s
+    es, es2, lam = 2e-3 * math.exp(0.125), 4e-6 * math.exp(0.5), 100.0
+    table = project_response_time(_one_component_store(), lam, (1.0,), samples=10, start_latency=0.0)
+    assert table["utilization"][0] == pytest.approx(lam * es, rel=1e-12)
+    assert table["response_time"][0] == pytest.approx(lam * es2 / (2 * (1 - lam * es)) + es + 20e-6, rel=1e-12)
+
+
+def test_projection_saturates_by_the_library_policy():
+    from zmodel.fits.dasd import project_response_time
+    from zmodel.queueing import SaturationWarning
+
+    import warnings
+
+    es = 2e-3 * math.exp(0.125)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = project_response_time(_one_component_store(), 0.8 / es, (1.0, 2.0), samples=10)
+    assert [w.category for w in caught] == [SaturationWarning]      # exactly one, the library policy
+    assert math.isfinite(table["response_time"][0]) and math.isinf(table["response_time"][1])
+
+
+@pytest.mark.parametrize("kwargs,words", [
+    (dict(io_rate=0.0), "io_rate must be a positive finite rate"),
+    (dict(io_rate=float("nan")), "io_rate must be a positive finite rate"),
+    (dict(io_rate=10.0, rate_factors=(1.0, -1.0)), "rate_factors must be positive finite numbers"),
+    (dict(io_rate=10.0, rate_factors=()), "rate_factors must be positive finite numbers"),
+    (dict(io_rate=10.0, start_latency=-1.0), "start_latency must be non-negative"),
+])
+def test_projection_bad_input_is_named(kwargs, words):
+    from zmodel.fits.dasd import project_response_time
+
+    with pytest.raises(ValueError, match=words):
+        project_response_time(_one_component_store(), **kwargs)
+
+
+def test_projection_needs_a_dasd_area():
+    from zmodel import store
+    from zmodel.fits.dasd import project_response_time
+
+    with pytest.raises(ValueError, match="parameters hold no dasd area"):
+        project_response_time(store.EMPTY, 10.0)

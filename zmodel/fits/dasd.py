@@ -638,8 +638,16 @@ def project_response_time(parameters, io_rate: float, rate_factors=(1.0, 1.25, 1
         wq = np.asarray(r.waiting_time, dtype=float)
         return lam * es[None, :], wq, start_latency + wq + es[None, :] + end
 
-    u0, w0, r0 = solve(point)
-    u, w, r = solve(drawn)
+    import warnings
+
+    from zmodel.conventions import SaturationWarning, warn_saturated
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SaturationWarning)   # reported once below
+        u0, w0, r0 = solve(point)
+        u, w, r = solve(drawn)
+    # one report: the rate factors at which the point estimate or a draw saturates
+    warn_saturated(np.any(np.c_[u0 >= 1, u >= 1], axis=1), "M/G/1 subchannel (point or a draw)", stacklevel=2)
     out = {"rate_factor": factors, "io_rate": io_rate * factors}
     for name, p, d in (("utilization", u0, u), ("waiting_time", w0, w), ("response_time", r0, r)):
         out[name] = p[:, 0]
