@@ -185,3 +185,16 @@ def test_projection_needs_a_dasd_area():
 
     with pytest.raises(ValueError, match="parameters hold no dasd area"):
         project_response_time(store.EMPTY, 10.0)
+
+
+def test_projection_refuses_a_service_law_without_intervals():
+    import dataclasses
+
+    from zmodel.fits.dasd import project_response_time
+
+    st = _one_component_store()
+    area = st.areas["dasd"]
+    p = dict(area.parameters)
+    p["dasd_log_median_0"] = dataclasses.replace(p["dasd_log_median_0"], calibrated=True)
+    with pytest.raises(ValueError, match="no interval for dasd_log_median_0"):
+        project_response_time(st.replace_area(dataclasses.replace(area, parameters=p)), 10.0)

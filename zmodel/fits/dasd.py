@@ -270,8 +270,7 @@ class DasdFitResult(Result):
                                                  source=f"{self.source}: ssch-to-irq histogram")
         params["dasd_regime_correlation"] = store.StoredParameter(
             name="dasd_regime_correlation", value=float(self.volume.regime_correlation), unit="1", calibrated=True,
-            method="point estimate (no interval computed)", source=f"{self.source}: time-till-ssch histogram",
-            bounds=(0.0, 1.0))
+            method="point estimate (no interval computed)", source=f"{self.source}: time-till-ssch histogram")
         params["dasd_mean_end_time"] = store.StoredParameter(
             name="dasd_mean_end_time", value=self.volume.mean_end_time, unit="s", calibrated=False,
             method="measured (irq-to-end histogram, bucket midpoints)", source=self.source)
@@ -627,6 +626,12 @@ def project_response_time(parameters, io_rate: float, rate_factors=(1.0, 1.25, 1
         raise ValueError("parameters hold no dasd area: calibrate it first "
                          "('zmodel calibrate dasd --measurements FILE --save FILE')")
     end = float(values["dasd_mean_end_time"])
+    area = parameters.areas[parameters.where("dasd_mean_end_time")]
+    undetermined = [n for n, p in area.parameters.items()
+                    if n.startswith("dasd_log_") and p.calibrated and p.interval is None]
+    if undetermined:
+        raise ValueError(f"the stored DASD service law has no interval for {', '.join(undetermined)} (the fit's "
+                         "Hessian was not positive definite): refit with fewer components before projecting")
     point = service_law_from_values(values)
     drawn = service_law_from_values(parameters.sample(samples, seed, names=[n for n in values
                                                                               if n.startswith("dasd_log_")]))
