@@ -107,6 +107,13 @@ class Calibration:
         Model parameters the fit sets to the product of its own parameters (e.g. the IPTE
         stall as a fraction of the purge); written to the parameter store with the area
         (:mod:`zmodel.store`) so that predictions and samplers rebuild them.
+    read_measurements : callable, optional
+        For a ``fit`` area that takes a planner's own data (``zmodel calibrate AREA
+        --measurements FILE``): ``read_measurements(path)`` returns what ``fit(measurements=...)``
+        takes (catalog fits use :func:`zmodel.data.read_measurements`).
+    to_store_area : callable, optional
+        For a ``fit`` area: ``to_store_area(result, origin)`` gives its
+        :class:`zmodel.store.AreaParameters` for ``--save``.
     """
 
     area: str
@@ -125,6 +132,8 @@ class Calibration:
     fit: Callable | None = None
     validate: Callable | None = None
     derived: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
+    read_measurements: Callable | None = None
+    to_store_area: Callable | None = None
     _results: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -190,10 +199,10 @@ class Calibration:
         if key is not None and key in self._results:
             return self._results[key]
         own = options.pop("measurements", None) if "measurements" in options else None
-        if own is not None and self.fit is not None:
+        if own is not None and self.fit is not None and self.read_measurements is None:
             raise ValueError(f"calibration {self.area!r} is not a catalog fit: it takes no measurements table")
         if self.fit is not None:
-            result = self.fit(**options)
+            result = self.fit(**options) if own is None else self.fit(measurements=own, **options)
         else:
             from zmodel.calibration import calibrate
 
