@@ -210,11 +210,13 @@ class KernelNumaModel(Model):
 
     def zeroing(self, cpus, region, p):
         key = ("zero", cpus, region) + tuple(p[n] for n in self._ZEROING)
+        return self.memo(key, lambda: self._zeroing(cpus, region, p))
+
+    def _zeroing(self, cpus, region, p):
         c = self.costs(p)
-        return self.memo(key, lambda: hugetlb_zeroing(
-            int(round(cpus)), region, system_cpus=int(round(p["system_cpus"])),
-            outstanding=int(round(c.outstanding)), line_size=c.line_size,
-            node_bandwidth=c.node_bandwidth, latency=c.latency()))
+        return hugetlb_zeroing(int(round(cpus)), region, system_cpus=int(round(p["system_cpus"])),
+                               outstanding=int(round(c.outstanding)), line_size=c.line_size,
+                               node_bandwidth=c.node_bandwidth, latency=c.latency())
 
     @staticmethod
     def pio_costs(p) -> PioCosts:

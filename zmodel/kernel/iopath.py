@@ -537,8 +537,10 @@ class IOSchedulerCosts:
                "x86 HZ = 1000 of the OSDL system")
     zseries_antic_expire: float = param(
         10e-3, unit="s", range=(1e-3, 0.1),
-        source="Linux 2.6 as-iosched.c: 'default_antic_expire ((HZ / 150) ? HZ / 150 : 1)' jiffies; HZ/150 is 0, so "
-               "10 ms at s390 HZ = 100 (000_bf0694975d199a2d.txt, ibmsj.hz-26 and ibmsj.hz-24: 100 on zSeries)")
+        source="Linux 2.6 as-iosched.c: 'default_antic_expire ((HZ / 150) ? HZ / 150 : 1)' jiffies; at HZ = 100 "
+               "that is 1 jiffy, 10 ms. HZ = 100 on System z: 002_3ef25dc9d706703e.txt (wavv08.timer-interrupt-"
+               "period) 'a heuristic model with a 10 ms timer interrupt'; the seeds do not state the zSeries 2.6 HZ "
+               "(ibmsj.hz-26: 1000 on some architectures)")
 
     def __post_init__(self):
         check_fields(self)
