@@ -124,6 +124,24 @@ _fail = table_error
 _read_rows = read_csv_rows
 
 
+def _read_toml(path: Path) -> dict:
+    """A metadata file's contents; ``ValueError`` naming the file when it does not parse."""
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(path, "file", f"is not valid TOML ({exc})") from None
+
+
+def _with_metadata(frame, path: Path):
+    """``frame`` with the metadata file beside ``path`` (same stem, ``.toml``) in ``attrs``, if there is one."""
+    meta_path = path.with_suffix(".toml")
+    if meta_path.exists():
+        frame.attrs["metadata"] = _read_toml(meta_path)
+    return frame
+
+
 def _is_number(text: str) -> bool:
     try:
         return math.isfinite(float(text))
@@ -300,17 +318,12 @@ def catalog_metadata(*, data_dir=None) -> dict[str, dict]:
         A TOML file that does not parse, lacks one of :data:`METADATA_KEYS`, names another
         seed file than its document's, or whose ``rows`` differs from its CSV's row count.
     """
-    import tomllib
-
     root = data_folder(data_dir)
     folder = root / "catalog"
     order = {doc: i for i, doc in enumerate(DOCUMENTS)}
     result: dict[str, dict] = {}
     for path in sorted(folder.glob("*.toml"), key=lambda p: (order.get(p.stem, len(order)), p.name)):
-        try:
-            meta = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise _fail(path, "file", f"is not valid TOML ({exc})") from None
+        meta = _read_toml(path)
         for key in METADATA_KEYS:
             if key not in meta:
                 raise _fail(path, f"key {key!r}", f"missing; required keys are {list(METADATA_KEYS)}")
@@ -351,18 +364,9 @@ def dasd_statistics(*, data_dir=None):
     ValueError
         A malformed file, naming the file, the 1-based data row and the column.
     """
-    import tomllib
-
     root = data_folder(data_dir)
     path = root / "dasd_statistics.csv"
-    frame = _dasd_table(path)
-    meta_path = path.with_suffix(".toml")
-    if meta_path.exists():
-        try:
-            frame.attrs["metadata"] = tomllib.loads(meta_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
-    return frame
+    return _with_metadata(_dasd_table(path), path)
 
 
 def _dasd_table(path):
@@ -492,8 +496,6 @@ def validation_figures(area=None, *, data_dir=None):
     >>> sorted(set(v["expressible"]))
     ['no']
     """
-    import tomllib
-
     import pandas as pd
 
     root = data_folder(data_dir)
@@ -508,13 +510,7 @@ def validation_figures(area=None, *, data_dir=None):
     if area is not None:
         frame = frame[frame["area"].isin(_as_set("area", area, VALIDATION_AREAS))]
         frame = frame.reset_index(drop=True)
-    meta_path = path.with_suffix(".toml")
-    if meta_path.exists():
-        try:
-            frame.attrs["metadata"] = tomllib.loads(meta_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
-    return frame
+    return _with_metadata(frame, path)
 
 
 #: Columns of ``zmodel/_zmodel/_data/readings.csv``, in their required order.

@@ -52,11 +52,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters
+from zmodel.calibration import Model, Parameters, to_dataclass
 from zmodel.fits import Calibration
 from zmodel.kernel.locks import (
     DASD_MAJOR,
-    IA64_TICK,
+    LockCosts,
     anonymous_touch,
     atomic_update,
     big_kernel_lock,
@@ -125,6 +125,8 @@ FIG1_CPUS = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])
 FIG1_FAULTS = 96 * GiB / (16 * KiB)    # 96 GB in 16 KB pages (ia64 page size on Altix)
 MMAP_SEM_OPS = 2                      # down_read + up_read per fault
 MMAP_SEM_GROWTH = 0.01                # assumed latency growth per processor [1]
+#: the parameters of LockCosts this fit varies (groups A and B)
+FREE = ("transfer_time", "conflict_probability", "gettimeofday_time", "spinlock_handoff")
 
 
 class KernelLocks(Model):
@@ -182,44 +184,34 @@ class KernelLocks(Model):
         }
 
     def parameters(self) -> Parameters:
-        ps = Parameters()
-        ps.add("transfer_time", 2e-6, min=1e-9, max=1e-4, unit="s",
-               source="A: Altix cache-line transfer time (fitted: gettimeofday + per-tick halt rows)")
-        ps.add("conflict_probability", 0.02, min=0.0, max=1.0, unit="1",
-               source="A: probability a successful cmpxchg spoils another contender's attempt (fitted)")
-        ps.add("latency_growth", 0.0, min=0.0, max=1.0, vary=False, unit="1",
-               source="A: fixed 0 -- not separable from conflict_probability with three values")
-        ps.add("gettimeofday_time", 1e-6, min=1e-9, max=1e-4, unit="s",
-               source="A: uncontended gettimeofday() on Altix (fitted; not printed)")
-        ps.add("tick", IA64_TICK, vary=False, unit="s",
-               source="ia64 HZ = 1024 (Linux include/asm-ia64/param.h)")
-        ps.add("fault_work", 10e-6, min=1e-9, max=1.0, vary=False, unit="s",
-               source="B: nominal fault work outside the lock (zero a 16 KB page; assumed, sets the time scale only)")
-        ps.add("spinlock_handoff", 0.2e-6, min=0.0, max=1e-3, unit="s",
-               source="B: per-waiter hand-off of an Altix 2.4 spinlock (fitted: Fig. 1 knee, Fig. 2 bound; starts "
-                      "at 200 ns, assumed: one remote cache-line transfer, never the optimum)")
-        ps.add("page_table_lock_serial", 0.0, min=0.0, max=1.0, vary=False, unit="s",
-               source="B: fixed 0 -- the page_table_lock critical sections are a test and a pte store")
-        ps.add("superblock_lock_serial", 0.0, min=0.0, max=1.0, vary=False, unit="s",
-               source="B: fixed 0 -- the /dev/zero super-block lock guards two counters")
-        return ps
+        # every cost declared once (default, range, unit, provenance) in LockCosts; the hand-off and
+        # the cache-line parameters of groups A and B vary, the rest are held at their declared values
+        return Parameters.from_dataclass(LockCosts, free=FREE)
+
+    @staticmethod
+    def costs(p) -> LockCosts:
+        """The lock costs at the fit's values ``p``."""
+        return to_dataclass(LockCosts, p)
 
     # ---------------------------------------------------------------- group A
     @staticmethod
     def gettimeofday(n, p) -> float:
         """Slowdown of ``n`` concurrent gettimeofday() calls [1]."""
-        return float(gettimeofday_slowdown(n, p["gettimeofday_time"], p["transfer_time"],
-                                           p["conflict_probability"], p["latency_growth"]))
+        c = KernelLocks.costs(p)
+        return float(gettimeofday_slowdown(n, c.gettimeofday_time, c.transfer_time, c.conflict_probability,
+                                           c.latency_growth))
 
     @staticmethod
     def halt_cpus(p) -> float:
         """Processors at which one plain store per CPU per tick saturates a line [1]."""
-        return float(line_saturation_cpus(p["transfer_time"], p["tick"], 0.0, p["latency_growth"]))
+        c = KernelLocks.costs(p)
+        return float(line_saturation_cpus(c.transfer_time, c.tick, 0.0, c.latency_growth))
 
     def _gtod(self, n, p, q=None):
-        q = p["conflict_probability"] if q is None else q
-        return np.asarray(gettimeofday_slowdown(n, p["gettimeofday_time"], p["transfer_time"], q,
-                                                p["latency_growth"]), dtype=float)
+        c = self.costs(p)
+        q = c.conflict_probability if q is None else q
+        return np.asarray(gettimeofday_slowdown(n, c.gettimeofday_time, c.transfer_time, q, c.latency_growth),
+                          dtype=float)
 
     def _gtod_nonlinear(self, p) -> bool:
         n = np.array([4, 8, 16, 32])
@@ -233,7 +225,8 @@ class KernelLocks(Model):
     def _conflict_proportional(self, p) -> bool:
         # time for a conflict among j processors to resolve (every one gets the line once)
         n = np.array([8, 16, 32, 64])
-        r = atomic_update(n, p["gettimeofday_time"], p["transfer_time"], 0.0, p["latency_growth"])
+        c = self.costs(p)
+        r = atomic_update(n, c.gettimeofday_time, c.transfer_time, 0.0, c.latency_growth)
         per = np.asarray(r.update_time, float) / n
         return bool(per.max() / per.min() < 1.5)
 
@@ -241,26 +234,30 @@ class KernelLocks(Model):
     @staticmethod
     def fig1_knee(p) -> float:
         """Figure 1 knee: asymptote intersection of the page_table_lock [processors]."""
-        return float(knee_cpus(p["fault_work"], p["page_table_lock_serial"], p["spinlock_handoff"]))
+        c = KernelLocks.costs(p)
+        return float(knee_cpus(c.fault_work, c.page_table_lock_serial, c.spinlock_handoff))
 
     @staticmethod
     def devzero_improvement(n, p) -> float:
         """Fault-rate ratio Linux for Altix / baseline at ``n`` CPUs (Figure 2) [1]."""
-        z = p["fault_work"]
-        base = devzero_faults(n, z, p["superblock_lock_serial"], p["spinlock_handoff"]).fault_rate
+        c = KernelLocks.costs(p)
+        z = c.fault_work
+        base = devzero_faults(n, z, c.superblock_lock_serial, c.spinlock_handoff).fault_rate
         return float(np.asarray(devzero_faults(n, z).fault_rate) / np.asarray(base))
 
     @staticmethod
     def touch_time_baseline(n, p):
         """Figure 1, baseline 2.4.21: time to touch 96 GB [s]."""
-        return np.asarray(anonymous_touch(n, FIG1_FAULTS, p["fault_work"], p["page_table_lock_serial"],
-                                          p["spinlock_handoff"]).total_time, dtype=float)
+        c = KernelLocks.costs(p)
+        return np.asarray(anonymous_touch(n, FIG1_FAULTS, c.fault_work, c.page_table_lock_serial,
+                                          c.spinlock_handoff).total_time, dtype=float)
 
     @staticmethod
     def touch_time_altix(n, p):
         """Figure 1, Linux for Altix: no page_table_lock, mmap_sem count line remains [s]."""
-        t = max(p["spinlock_handoff"], 1e-15) * MMAP_SEM_OPS
-        r = atomic_update(n, p["fault_work"], t, 0.0, MMAP_SEM_GROWTH, hit_time=t)
+        c = KernelLocks.costs(p)
+        t = max(c.spinlock_handoff, 1e-15) * MMAP_SEM_OPS
+        r = atomic_update(n, c.fault_work, t, 0.0, MMAP_SEM_GROWTH, hit_time=t)
         return FIG1_FAULTS / np.asarray(r.update_rate, dtype=float)
 
     def _fig1_decrease(self, p) -> bool:

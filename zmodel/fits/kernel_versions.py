@@ -65,6 +65,7 @@ import numpy as np
 
 from zmodel.calibration import Model, Parameters, PercentChange, to_dataclass
 from zmodel.fits import Calibration
+from zmodel.kernel.memory import DbenchMemoryCosts
 from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose
 
 __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
@@ -262,8 +263,7 @@ class KernelVersionsModel(Model):
         ps.add("dbench_cpu_time", 10e-6, min=1e-7, max=1e-3, unit="s",
                source="CPU per 4 KB page outside memory management (dbench, fitted; starts at 10 us, assumed: a "
                       "4 KB copy plus a few system calls)")
-        ps.add("ipte_relative", 0.05, vary=False, unit="1",
-               source="IPTE stall relative to a purge ('much faster than the alternative'; assumed)")
+        ps.update(Parameters.from_dataclass(DbenchMemoryCosts, only=("ipte_relative",)))   # declared once, fixed
         return ps
 
     # ------------------------------------------------------------------ building blocks
