@@ -1026,7 +1026,11 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     pin = [k for k in np.flatnonzero(problem.used & (tab["kind"] == INTERVAL).to_numpy())]
     out: dict = {n: None for n in free}
     out["_refits"], out["_rows"] = 0, [str(tab["id"].iloc[k]) for k in pin]
-    if not pin:
+    if not pin:   # exact values only: a point where they determine the parameter, else nothing
+        n_active, act = _active(model, problem, sol)
+        ident = identifiability(sol.jacobian, act, sol, problem, n_active, int(problem.used.sum()), rcond=rcond)
+        for j, n in enumerate(free):
+            out[n] = None if ident.unidentifiable[j] else (float(sol.x[j]), float(sol.x[j]))
         return out
     ends = []
     for k in pin:
