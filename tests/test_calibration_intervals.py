@@ -137,6 +137,16 @@ def test_two_intervals_use_every_corner():
     assert (t.loc["b", "lo90"], t.loc["b", "hi90"]) == pytest.approx((3.5, 5.5), rel=1e-9)
 
 
+def test_one_sided_pair_of_one_statement_reaches_both_ends():
+    # "about 10-15" as two one-sided rows of one prediction 2a: [9, inf) and (-inf, 16.5]
+    # -> 2a in [9, 16.5], a in [4.5, 8.25]
+    m = Model({"a": 6.0})
+    m.add_range("d.lo", "d.hi", lambda p: 2 * p["a"])
+    t = calibrate(m, rows(("d.lo", "interval", 10.0, 9.0, math.inf),
+                          ("d.hi", "interval", 15.0, -math.inf, 16.5))).parameter_table
+    assert (t.loc["a", "lo90"], t.loc["a", "hi90"]) == pytest.approx((4.5, 8.25), rel=1e-9)
+
+
 def test_exactly_determined_by_an_exact_value_has_no_range_and_no_standard_error():
     m = Model({"a": 1.0})
     m.add_predictor("d.y", lambda p: 2 * p["a"])
@@ -144,7 +154,7 @@ def test_exactly_determined_by_an_exact_value_has_no_range_and_no_standard_error
     t = fit.parameter_table
     assert fit.dof == 0 and t.loc["a", "value"] == pytest.approx(2.0, rel=1e-12)
     assert np.isnan(t.loc["a", "stderr"]) and np.isnan(t.loc["a", "lo90"])
-    assert "exactly determined by exact values" in t.loc["a", "note"]
+    assert "exactly determined; fixed by exact values alone" in t.loc["a", "note"]
     assert "exactly determined: 1 informative rows for 1 free parameters" in fit_report(fit)
     assert area_from_result("m", fit).parameters["a"].interval is None
 

@@ -988,7 +988,8 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     midpoints -- and returns, per parameter, the smallest and largest fitted value over these
     refits and the fit itself. For a model linear in its parameters the extremes of a
     parameter over a box of readings sit at its corners, so the corner spread is then the
-    exact admissible range. An infinite end is not pinned (only the finite one is). Each refit
+    exact admissible range. A one-sided reading (an infinite end) is pinned at its finite end or
+    left as an interval, so a statement split into two one-sided rows reaches both ends. Each refit
     starts from the fit's optimum (no left-out number is involved: all rows are used).
 
     Parameters
@@ -1003,9 +1004,9 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     Returns
     -------
     dict
-        ``{name: (low, high) or None}`` over the free parameters -- ``None`` when a pinned
-        refit leaves the parameter undetermined (the readings do not fix it either: it keeps
-        its plausible range) or fails to converge -- plus ``"_refits"`` (the number of
+        ``{name: (low, high) or None}`` over the free parameters, the spread over the
+        refits that determine the parameter -- ``None`` when none does (the readings do not
+        fix it either: it keeps its plausible range) or a refit fails to converge -- plus ``"_refits"`` (the number of
         refits) and ``"_rows"`` (the interval ids pinned).
 
     Examples
@@ -1035,32 +1036,46 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     ends = []
     for k in pin:
         lo, hi = float(tab["low"].iloc[k]), float(tab["high"].iloc[k])
-        ends.append([e for e in dict.fromkeys((lo, hi)) if math.isfinite(e)])
-    mids = [(e[0] + e[-1]) / 2 for e in ends]
+        finite = [e for e in dict.fromkeys((lo, hi)) if math.isfinite(e)]
+        # a one-sided reading is pinned at its finite end or left as it is (None): the pair of
+        # one-sided rows of one statement ([9, inf) and (-inf, 16.5]) then reaches both its ends
+        ends.append(finite if len(finite) == 2 else finite + [None])
+    mids = [(e[0] + e[1]) / 2 if e[1] is not None else None for e in ends]
     if math.prod(len(e) for e in ends) <= max_corners:
         combos = list(itertools.product(*ends))
     else:
         combos = [tuple(e if i == j else mids[i] for i in range(len(pin))) for j in range(len(pin)) for e in ends[j]]
     low = np.array(sol.x, dtype=float)
     high = np.array(sol.x, dtype=float)
-    undetermined = np.zeros(len(free), dtype=bool)
+    determined = np.zeros(len(free), dtype=bool)
+    failed = False
     for combo in combos:
+        if all(v is None for v in combo):
+            continue   # nothing pinned: the fit itself
         t = tab.copy()
         for k, value in zip(pin, combo):
+            if value is None:
+                continue
             t.loc[k, "kind"], t.loc[k, "measured"] = "absolute", value
             t.loc[k, ["low", "high"]] = math.nan
         pinned = dataclasses.replace(problem, fit_table=t, x0=np.array(sol.x, dtype=float))
         if any(problem.relative[k] and v == 0 for k, v in zip(pin, combo)):
-            undetermined[:] = True
+            failed = True   # a zero end on the relative scale: no relative residual to pin it with
             break
         s = solve(model, pinned, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
         out["_refits"] += 1
+        if not s.success:
+            failed = True
+            break
         n_active, act = _active(model, pinned, s)
         ident = identifiability(s.jacobian, act, s, pinned, n_active, int(pinned.used.sum()), rcond=rcond)
-        undetermined |= ident.unidentifiable | (not s.success)
-        low, high = np.minimum(low, s.x), np.maximum(high, s.x)
+        # a parameter this corner leaves undetermined keeps an arbitrary value: not part of its spread
+        ok = ~ident.unidentifiable
+        determined |= ok
+        low = np.where(ok, np.minimum(low, s.x), low)
+        high = np.where(ok, np.maximum(high, s.x), high)
     for j, n in enumerate(free):
-        out[n] = None if undetermined[j] else (float(low[j]), float(high[j]))
+        out[n] = None if (failed or not determined[j]) else (float(low[j]), float(high[j]))
     return out
 
 
@@ -1448,8 +1463,8 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
                                  f"of {', '.join(ranges['_rows'])} it ranges over [{rng[0]:.6g}, {rng[1]:.6g}] "
                                  f"({ranges['_refits']} refits)")
                 elif rng is not None:
-                    notes.append(f"{word} by exact values: no interval "
-                                 f"row moves it, no range and no standard error")
+                    notes.append(f"{word}; fixed by exact values alone (no admissible reading moves it): "
+                                 f"no range and no standard error")
                 else:
                     notes.append(f"{word} and not fixed by the admissible "
                                  f"readings either: sample its plausible range")

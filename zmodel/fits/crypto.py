@@ -63,9 +63,9 @@ WEBSEAL_CONNECTIONS = 64      # enough to saturate the CPU (assumption)
 #: catalog id -> kind used in this fit (see the module docstring)
 FIT_KINDS = {
     "wavv08.cex2a-handshakes": "ratio",
-    "wavv08.cex2a-cpu-saving": "percent_change",
+    "wavv08.cex2a-cpu-saving": "interval",
     "wavv08.cex2a-cpacf-throughput": "ratio",
-    "wavv08.sw-encryption-cpu": "ratio",
+    "wavv08.sw-encryption-cpu": "interval",
     "wavv08.webseal-hw-gain": "ratio",
 }
 CONFIG_IDS = ("wavv08.cex2a-connections", "wavv08.webseal-aes-key")

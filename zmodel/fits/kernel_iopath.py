@@ -74,7 +74,7 @@ from zmodel.units import GiB as GB, KiB as KB
 FIT_KINDS = {
     "osdl.iosched-light-load": "percent_change",
     "osdl.iosched-heavy-load": "percent_change",
-    "ibmsj.best-io-scheduler-double": "ratio",
+    "ibmsj.best-io-scheduler-double": "interval",
     "ibmsj.unplug-queues-per-unplug": "configuration",
     "ibmsj.io-schedulers-added-count": "count",
     "osdl.raw-vs-odirect-gap": "upper_bound",

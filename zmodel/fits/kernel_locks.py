@@ -83,13 +83,13 @@ __all__ = [
 
 #: catalog id -> kind used in this fit (overrides explained in the module docstring)
 FIT_KINDS = {
-    "altix.gettimeofday-4-concurrent-slowdown": "upper_bound",
+    "altix.gettimeofday-4-concurrent-slowdown": "interval",
     "altix.gettimeofday-8-concurrent-slowdown": "ratio",
     "altix.gettimeofday-32-concurrent-slowdown": "ratio",
-    "altix.timer-global-noprogress-cpus": "absolute",      # catalog: lower_bound ("about 384")
+    "altix.timer-global-noprogress-cpus": "interval",      # catalog: lower_bound ("about 384")
     "altix.conflict-halt-threshold-cpus": "lower_bound",
     "altix.profiler-noboot-cpus": "upper_bound",            # catalog: configuration
-    "altix.fig1-knee-cpus": "absolute",
+    "altix.fig1-knee-cpus": "interval",
     "altix.devzero-improvement-512cpu": "lower_bound",
 }
 SHAPE_IDS = (
