@@ -1094,8 +1094,9 @@ def informative_rows(sol: "Solution", problem: "Problem") -> np.ndarray:
         out[np.flatnonzero(problem.used)] = np.any(jac != 0.0, axis=1)
     elif not problem.free:
         out[:] = False
-    # a satisfied bound has a zero residual whatever its prediction does: it is judged as
-    # satisfied or violated (and not counted in the degrees of freedom while satisfied)
+    # a satisfied bound or interval reading has a zero residual whatever its prediction does:
+    # it is judged as satisfied or violated (and not counted in the degrees of freedom while
+    # satisfied -- inside its interval it says nothing about where the truth lies)
     out |= np.isin(problem.fit_table["kind"].to_numpy(), _BOUNDS) & bool(problem.free)
     return out
 
