@@ -666,7 +666,8 @@ class CalibrationResult(Result):
         Covariance matrix of the free parameters, in their units.
     residuals : pandas.DataFrame
         One row per fitted-kind measurement: id, kind, unit, measured, low and high (the
-        ends of an interval row, else NaN), predicted, predicted_a, predicted_b (the two predictions of a ratio/percent change),
+        ends of an interval row, else NaN), predicted, predicted_a, predicted_b (the two
+        predictions of a ratio/percent change),
         residual (unweighted, fit scale), weight, weighted_residual, percent_error
         (``100 (p - m)/|m|``), satisfied (bound kinds), used_in_fit, informative (the
         prediction depends on a free parameter; False for a configuration echo, see

@@ -31,10 +31,10 @@ How the statements enter the fit (modelling choices, stated):
   cost (which only sets the time scale and is fixed).
 * Data test (3.5x, 6x): each transaction is a full handshake plus
   :data:`PAYLOAD_BYTES` of payload, 32 connections; "about 6x more CPU" is the CPU time
-  per transaction, software / (CEX2A + CPACF), read as [5.4, 6.6] (kind ``interval``); "3.5x" the throughput ratio. A throughput
-  gain (3.5) below the CPU saving (6) needs a bottleneck outside the server CPU in the
-  hardware case: the client and network time between transactions (think time),
-  fitted. The software cipher cost per byte is fitted; the CPACF and the non-cipher
+  per transaction, software / (CEX2A + CPACF), read as [5.4, 6.6] (kind ``interval``);
+  "3.5x" the throughput ratio. A throughput gain (3.5) below the CPU saving (6) needs a
+  bottleneck outside the server CPU in the hardware case: the client and network time
+  between transactions (think time), fitted. The software cipher cost per byte is fitted; the CPACF and the non-cipher
   per-byte costs are fixed at assumed orders of magnitude.
 * WebSEAL: no handshake per request (session reuse), a proxy whose non-cipher per-byte
   work is :data:`PROXY_LEGS` times the SSL server's (the back-end leg plus the client
