@@ -1459,7 +1459,8 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
             lo90 = hi90 = math.nan
             method = ""
             if ranges is not None:
-                if rng is not None and rng[1] - rng[0] > 1e-9 * max(abs(rng[0]), abs(rng[1])):
+                # a spread below 1e-6 of the value is the refits' numerical noise: a point
+                if rng is not None and rng[1] - rng[0] > 1e-6 * max(abs(rng[0]), abs(rng[1])):
                     (lo90, hi90), method = rng, "readings range"
                     notes.append(f"{word}: over the admissible readings "
                                  f"of {', '.join(ranges['_rows'])} it ranges over [{rng[0]:.6g}, {rng[1]:.6g}] "
