@@ -856,7 +856,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
               params=None, scale="relative", scale_covar: bool = True,
               max_relative_stderr: float = 1.0, max_correlation: float = 0.999,
               rcond: float = 1e-7, tol: float = 1e-12, max_nfev: int | None = None,
-              **least_squares_kwargs) -> CalibrationResult:
+              readings_range: bool = True, **least_squares_kwargs) -> CalibrationResult:
     """Fit a model's free parameters to measurements by weighted, bounded least squares.
 
     Parameters
@@ -891,6 +891,10 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         ``ftol``, ``xtol`` and ``gtol`` of :func:`scipy.optimize.least_squares`.
     max_nfev : int, optional
         Maximum number of residual evaluations.
+    readings_range : bool
+        When the fit is exactly or under-determined (``dof <= 0``), refit at the ends of
+        the interval readings and report each parameter's spread (:func:`readings_ranges`);
+        leave-one-out refits skip it (they keep only the left-out prediction).
     **least_squares_kwargs
         Passed on to :func:`scipy.optimize.least_squares` (e.g. ``method="dogbox"``).
 
@@ -959,8 +963,9 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         stderr = np.full(len(problem.free), math.nan)
         cov = np.full_like(cov, math.nan)
         corr = np.full_like(corr, math.nan)
-        ranges = readings_ranges(model, problem, sol, rcond=rcond, tol=tol, max_nfev=max_nfev,
-                                 **least_squares_kwargs)
+        if readings_range:
+            ranges = readings_ranges(model, problem, sol, rcond=rcond, tol=tol, max_nfev=max_nfev,
+                                     **least_squares_kwargs)
     return tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
                   chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
                   informative=informative, ranges=ranges)
@@ -1584,7 +1589,8 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     todo = r.loc[r["used_in_fit"] & r["informative"].astype(bool)]
     rows = []
     for _, row in _progress(todo.iterrows(), len(todo), "leave-one-out", progress):
-        loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights, **kw)
+        loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights,
+                        readings_range=False, **kw)
         lr = loo.residuals.set_index("id").loc[row["id"]]
         m, p = row["measured"], lr["predicted"]
         perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
