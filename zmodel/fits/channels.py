@@ -15,7 +15,8 @@ wavv08.fcp-4g-seqread-gain             1.25 x   best 4G/2G FCP ratio of sequenti
 wavv08.fcp-random-gain                 +40 %    FCP vs FICON random I/O throughput (4G)
 wavv08.directio-fcp-gain               <= 2 x   best direct-I/O / page-cache ratio, FCP
 wavv08.directio-ficon-gain             <= 1.6x  the same for FICON
-wavv08.multipath-cost-low/-high        10-15 %  host cost per I/O of multibus multipathing
+wavv08.multipath-cost-low/-high        ~10-15 % host cost per I/O of multibus multipathing,
+                                                read as [9, 16.5] % (readings.csv)
 configuration rows                              CHPIDs, paths per device, link rates
 =====================================  =======  ==========================================
 

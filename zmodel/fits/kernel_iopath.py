@@ -8,7 +8,7 @@ id                                     value     what the model predicts
 =====================================  ========  ==============================================
 osdl.iosched-light-load                0 %       AS vs deadline, DSS, "light load"
 osdl.iosched-heavy-load                -27 %     AS vs deadline, DSS, "heavy load"
-ibmsj.best-io-scheduler-double         2 x       max over load of best / anticipatory, ESS-F20
+ibmsj.best-io-scheduler-double         ~2 x      max over load of best / anticipatory, ESS-F20
 ibmsj.unplug-queues-per-unplug         1         queues walked by a per-backing-dev unplug
 ibmsj.io-schedulers-added-count        3         schedulers besides deadline in the model
 osdl.raw-vs-odirect-gap                <= 2 %    worst raw-over-O_DIRECT gap over device times
@@ -27,7 +27,8 @@ Scenarios (assumptions, stated once):
   overall disk performance"): the ESS 2105-F20 of the hardware catalog (128 disks),
   4 KB random read misses, HZ = 100 on s390 so ``antic_expire`` = 1 jiffy = 10 ms;
   "double" is read as the largest ratio of the best scheduler's throughput to the
-  anticipatory scheduler's — its heavy-load limit, as the gap grows with the load (the
+  anticipatory scheduler's, a round verbal figure read as "about 2x" -- the interval
+  [1.8, 2.2] (zmodel/_data/readings.csv) -- its heavy-load limit, as the gap grows with the load (the
   paper's baseline is the standard scheduler, anticipatory).
 * Both share one free parameter: the think time of a synchronous reader between its
   reads (database agents and prefetchers that are I/O bound).
@@ -76,7 +77,7 @@ from zmodel.units import GiB as GB, KiB as KB
 FIT_KINDS = {
     "osdl.iosched-light-load": "percent_change",
     "osdl.iosched-heavy-load": "percent_change",
-    "ibmsj.best-io-scheduler-double": "ratio",
+    "ibmsj.best-io-scheduler-double": "interval",
     "ibmsj.unplug-queues-per-unplug": "configuration",
     "ibmsj.io-schedulers-added-count": "count",
     "osdl.raw-vs-odirect-gap": "upper_bound",
