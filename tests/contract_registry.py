@@ -536,6 +536,8 @@ CASES: list[Case] = [
          constructor=True),
     Case("crypto.SSLCosts", crypto.SSLCosts, dict(rsa_cpu=2e-3, handshake_cpu=3e-4), constructor=True),
     Case("storage.ScsiPathParameters", storage.ScsiPathParameters, dict(scsi_outstanding=2.0), constructor=True),
+    Case("storage.DriveMechanics", storage.DriveMechanics, dict(average_seek=3.3e-3, revolution_time=4e-3),
+         constructor=True),
     Case("locks.LockCosts", locks.LockCosts, dict(transfer_time=1e-6, conflict_probability=0.1), constructor=True),
     Case("hypervisor.HypervisorCosts", hypervisor.HypervisorCosts, dict(hz=100.0, cost_per_tick=2e-5),
          constructor=True),
