@@ -128,7 +128,7 @@ def test_priors_listed_with_their_specification(fit):
         assert t.loc[name, "prior_high"] == pytest.approx(spec * factor, rel=1e-9)
     assert t.loc["revolution_time", "prior_value"] == pytest.approx(60 / 15000, rel=1e-12)
     assert "fcp_command_time" not in t.index          # no public per-I/O figure for FCP
-    assert "[[Priors]]" in fit.report()
+    assert "[[Priors]]" in fit.report() and "priors             = 5" in fit.report()
 
 
 @pytest.mark.parametrize("name", sorted(SPECS) + ["revolution_time"])

@@ -182,3 +182,14 @@ def test_prior_interval_is_the_lognormal_95_percent_interval():
     lo, hi = p.interval
     assert lo == pytest.approx(10.0 * math.exp(-1.959963985 * 0.5), rel=1e-12)
     assert math.sqrt(lo * hi) == pytest.approx(10.0, rel=1e-12)   # symmetric in the log
+
+
+def test_html_report_lists_priors_and_marks_a_conflict():
+    from zmodel.report import prior_table_html
+
+    html = prior_table_html(_one_parameter_fit(10.0, 2.0, 0.1))
+    assert "CONFLICT: documents and specification disagree" in html and "test: spec" in html
+    assert "CONFLICT" not in prior_table_html(_one_parameter_fit(2.2, 2.0, 0.1))
+    m = Model({"a": 1.0})
+    m.add_predictor("doc.x", lambda p: p["a"])
+    assert prior_table_html(calibrate(m, _data(["doc.x"], [2.0]))) == ""    # no prior: no table

@@ -767,6 +767,8 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
              f"    data points        = {result.n_data} used ({result.n_active} active), {n_excl} excluded, "
              f"{len(result.shape_checks)} shape",
              f"    free parameters    = {result.n_free}",
+             *([f"    priors             = {result.n_priors} (pseudo-observations, counted in the degrees "
+                f"of freedom)"] if result.n_priors else []),
              f"    degrees of freedom = {result.dof}",
              f"    chi-square         = {result.chisqr:.6g}",
              f"    reduced chi-square = {result.redchi:.6g}",
