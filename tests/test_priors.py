@@ -193,3 +193,26 @@ def test_html_report_lists_priors_and_marks_a_conflict():
     m = Model({"a": 1.0})
     m.add_predictor("doc.x", lambda p: p["a"])
     assert prior_table_html(calibrate(m, _data(["doc.x"], [2.0]))) == ""    # no prior: no table
+
+
+def test_scaled_covariance_rescales_the_measurements_not_the_priors():
+    # scale_covar=True: the weights of the measurements are relative (their scale is estimated from
+    # their residuals, s^2 = chi2_data / dof, dof = 4 rows + 2 priors - 2 parameters), the priors'
+    # sigma is stated: C_phi = (A'WA / s^2 + P)^-1 at the same posterior mode as above
+    a = np.array([[1.0, 0.5], [0.3, 2.0], [1.5, -0.7], [0.2, 0.1]])
+    c = np.array([0.1, -0.2, 0.3, 0.0])
+    y = np.array([1.3, 2.9, -0.1, 0.4])
+    s = np.array([0.2, 0.5, 0.3, 0.1])
+    pri = [prior(2.0, sigma=0.4, source="test: spec a"), prior(3.0, sigma=0.1, source="test: spec b")]
+    ids = [f"doc.y{i}" for i in range(4)]
+    fit = calibrate(_log_linear_model(a, c, pri), _data(ids, y), scale="absolute",
+                    weights=dict(zip(ids, 1.0 / s)), scale_covar=True)
+    W = np.diag(1.0 / s ** 2)
+    P = np.diag([1.0 / p.sigma ** 2 for p in pri])
+    mu = np.log([p.value for p in pri])
+    phi = np.linalg.solve(a.T @ W @ a + P, a.T @ W @ (y - c) + P @ mu)
+    s2 = float(np.sum(((c + a @ phi - y) / s) ** 2)) / (4 + 2 - 2)
+    C = np.linalg.inv(a.T @ W @ a / s2 + P)
+    theta = np.exp(phi)
+    np.testing.assert_allclose([fit.params["t0"].stderr, fit.params["t1"].stderr],
+                               theta * np.sqrt(np.diag(C)), rtol=1e-5)

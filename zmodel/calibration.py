@@ -48,7 +48,9 @@ so that the fit maximises the posterior of a log-normal prior times the (Gaussia
 likelihood of the weighted residuals. A prior is a pseudo-observation that always depends
 on its parameter: it is counted like an informative row (degrees of freedom =
 informative measurement rows + priors - free parameters), its square enters ``chisqr``
-(``prior_chisqr`` says how much) and its row enters the Jacobian of the covariance. A
+(``prior_chisqr`` says how much) and its row enters the Jacobian of the covariance, with
+its stated sigma: ``scale_covar`` rescales only the measurement rows, by their own
+residuals (``_covariance_with_priors``). A
 fixed parameter's prior does nothing. :attr:`CalibrationResult.priors` lists each prior
 of a free parameter with its 95 % interval ``mu exp(-/+1.96 sigma)`` and flags
 ``conflict`` when the fitted value lies outside it: the documents and the specification
@@ -901,6 +903,26 @@ def prior_table(params: Parameters, priors, x=None):
     return pd.DataFrame(rows, columns=cols).set_index("name")
 
 
+def _covariance_with_priors(jac, n_priors: int, ok, n_free: int, chisqr: float, prior_chisqr: float, dof: int,
+                            scale_covar: bool) -> np.ndarray:
+    r"""Covariance when the last ``n_priors`` rows of ``jac`` are priors, whose sigma is stated, not estimated.
+
+    With ``scale_covar`` the measurement rows' unknown scale is estimated from their own
+    residuals, :math:`s^2 = \chi^2_\text{data} / \nu` (:math:`\nu` the degrees of freedom,
+    priors counted), and only they are scaled:
+    :math:`C = (J_d^\mathsf{T} J_d / s^2 + J_p^\mathsf{T} J_p)^{-1}` -- a prior's uncertainty
+    is never shrunk or inflated by how well the documents happen to fit. Without priors,
+    without ``scale_covar``, with no degree of freedom or a perfect data fit, this is
+    :func:`covariance`.
+    """
+    data_chi = chisqr - prior_chisqr
+    if not n_priors or not scale_covar or dof <= 0 or not data_chi > 0:
+        return covariance(jac, ok, n_free, chisqr, dof, scale_covar)
+    j = np.array(jac, dtype=float)
+    j[: len(j) - n_priors] /= math.sqrt(data_chi / dof)
+    return covariance(j, ok, n_free, chisqr, dof, scale_covar=False)
+
+
 def _prior_only_notes(sol, active_used, problem, ident) -> None:
     """Note each free parameter with a prior that no informative measurement moves (its prior alone sets it)."""
     jac = np.asarray(sol.jacobian)
@@ -1000,6 +1022,12 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     ``scale_covar`` is false). Valid when the model is close to linear within the
     interval and residuals are independent.
 
+    A free parameter with a prior (module docstring, "Priors") adds the penalty residual
+    :math:`(\\log\\theta - \\log\\mu)/\\sigma` to the minimised sum, one row to :math:`J` and
+    one pseudo-observation to the degrees of freedom
+    (:math:`\\nu = n_\\text{active} + n_\\text{priors} - p`); ``scale_covar`` then scales the
+    measurement rows only, the priors keep their stated :math:`\\sigma`.
+
     References
     ----------
     M. Newville et al., LMFIT: Non-Linear Least-Squares Minimization and
@@ -1041,7 +1069,8 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     rows_all = np.r_[active_rows[used], np.ones(n_priors, dtype=bool)]
     ident = identifiability(jac_all, rows_all, sol, problem, n_active + n_priors, n_data, rcond=rcond)
     _prior_only_notes(sol, active_rows[used], problem, ident)
-    cov = covariance(jac_all[rows_all], ident.ok, len(problem.free), chisqr, dof, scale_covar)
+    cov = _covariance_with_priors(jac_all[rows_all], n_priors, ident.ok, len(problem.free), chisqr, prior_chisqr,
+                                  dof, scale_covar)
     stderr, corr = flag_uncertain(cov, sol.x, ident, problem.free, dof, scale_covar,
                                   max_relative_stderr=max_relative_stderr, max_correlation=max_correlation)
     out = tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
