@@ -111,11 +111,11 @@ def test_report_prints_residual_table(fit):
 
 
 # ------------------------------------------------------------------ public specifications as priors
-# The spec values below are read from the sources, not from the code: the z990 product guide's
-# 7,200 I/O/s of a FICON Express channel at 1 Gbps (95 % within a factor 2), the FC-PI / FC-PI-2
+# The spec values below are read from the sources, not from the code: IBM Redbook SG24-7145 ch. 3 p. 78,
+# 'about 9,000 read hit I/Os per second' of a FICON Express2 channel (95 % within a factor 1.5), the FC-PI / FC-PI-2
 # '200-MB/s' and '400-MB/s' variants (factor 1.1), the Hitachi Ultrastar 15K450 average read seek
 # 3.3 ms (factor 1.5) and 15,000 rpm = 4 ms per revolution (sigma 1 %).
-SPECS = {"ficon_command_time": (1 / 7200, 2.0), "data_rate_2g": (200e6, 1.1), "data_rate_4g": (400e6, 1.1),
+SPECS = {"ficon_command_time": (1 / 9000, 1.5), "data_rate_2g": (200e6, 1.1), "data_rate_4g": (400e6, 1.1),
          "average_seek": (3.3e-3, 1.5)}
 
 
