@@ -216,3 +216,22 @@ def test_scaled_covariance_rescales_the_measurements_not_the_priors():
     theta = np.exp(phi)
     np.testing.assert_allclose([fit.params["t0"].stderr, fit.params["t1"].stderr],
                                theta * np.sqrt(np.diag(C)), rtol=1e-5)
+
+
+def test_declared_link_data_rates_agree_with_the_link_catalog():
+    # the channel fit's 2 and 4 Gbit/s data rates replace the catalog's: their defaults must be the
+    # catalog's numbers (read here from the CSV, MB/s decimal), and the default link must carry them
+    import csv
+    from pathlib import Path
+
+    from zmodel.hardware.channels import ChannelParameters
+
+    rows = csv.DictReader((Path(__file__).resolve().parents[1] / "zmodel/_data/hardware/links.csv").open())
+    rates = {r["name"]: float(r["value"]) * 1e6 for r in rows if r["parameter"] == "data_rate"}
+    c = ChannelParameters()
+    for proto in ("FICON", "FCP"):
+        assert c.data_rate_2g == rates[f"{proto}-2G"] and c.data_rate_4g == rates[f"{proto}-4G"]
+        assert c.link(proto, 2).data_rate == rates[f"{proto}-2G"]
+        assert c.link(proto, 4).data_rate == rates[f"{proto}-4G"]
+    assert c.link("FICON", 1).data_rate == rates["FICON-1G"]      # 1 Gbit/s keeps the catalog value
+    assert ChannelParameters(data_rate_4g=380e6).link("FCP", 4).data_rate == 380e6
