@@ -50,9 +50,9 @@ on its parameter: it is counted like an informative row (degrees of freedom =
 informative measurement rows + priors - free parameters), its square enters ``chisqr``
 (``prior_chisqr`` says how much) and its row enters the Jacobian of the covariance, with
 its stated sigma: ``scale_covar`` rescales only the measurement rows, by their own
-residuals (``_covariance_with_priors``). A
-fixed parameter's prior does nothing. :attr:`CalibrationResult.priors` lists each prior
-of a free parameter with its 95 % interval ``mu exp(-/+1.96 sigma)`` and flags
+residuals (``_covariance_with_priors``). A fixed parameter's prior does nothing.
+:attr:`CalibrationResult.priors` lists each prior of a free parameter with its 95 %
+interval ``mu exp(-/+1.96 sigma)`` and flags
 ``conflict`` when the fitted value lies outside it: the documents and the specification
 disagree (the fitted value is then a compromise, never silently accepted).
 
