@@ -250,3 +250,17 @@ def test_f20_drive_with_its_specification_is_the_catalog_drive():
     for d in (1, 100, 5000, 15109):
         assert mine.seek_time(d) == pytest.approx(cat.seek_time(d), rel=1e-12)
     assert F20DriveMechanics(f20_average_seek=6e-3).disk().average_seek_time() == pytest.approx(6e-3, rel=1e-9)
+
+
+def test_store_carries_the_prior_informed_value_and_says_so():
+    from zmodel import store
+
+    fit = _one_parameter_fit(2.2, 2.0, 0.1)
+    entry = store.area_from_result("toy", fit).parameters["x"]
+    assert entry.calibrated and entry.value == fit.params["x"].value
+    assert "with the public specification as prior" in entry.method
+    m = Model(Parameters([Parameter("a", 1.0, min=0.1, max=10.0)]))
+    m.add_predictor("doc.x", lambda p: p["a"])
+    m.add_predictor("doc.y", lambda p: 2 * p["a"])
+    plain = store.area_from_result("toy", calibrate(m, _data(["doc.x", "doc.y"], [2.0, 4.2]))).parameters["a"]
+    assert "prior" not in plain.method
