@@ -53,8 +53,8 @@ from zmodel.conventions import (
     vectorized,
 )
 
-__all__ = ["Disk", "DriveMechanics", "F20DriveMechanics", "RaidRank", "ScsiPathParameters", "StorageServer", "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio",
-           "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
+__all__ = ["Disk", "DriveMechanics", "F20DriveMechanics", "RaidRank", "ScsiPathParameters", "StorageServer",
+           "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio", "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
 
 #: the four workloads
 OPERATIONS = ("random_read", "random_write", "sequential_read", "sequential_write")
