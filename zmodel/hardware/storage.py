@@ -54,7 +54,8 @@ from zmodel.conventions import (
 )
 
 __all__ = ["Disk", "DriveMechanics", "F20DriveMechanics", "RaidRank", "ScsiPathParameters", "StorageServer",
-           "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio", "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
+           "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio", "SaturationResult",
+           "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
 
 #: the four workloads
 OPERATIONS = ("random_read", "random_write", "sequential_read", "sequential_write")
