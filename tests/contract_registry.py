@@ -536,6 +536,10 @@ CASES: list[Case] = [
          constructor=True),
     Case("crypto.SSLCosts", crypto.SSLCosts, dict(rsa_cpu=2e-3, handshake_cpu=3e-4), constructor=True),
     Case("storage.ScsiPathParameters", storage.ScsiPathParameters, dict(scsi_outstanding=2.0), constructor=True),
+    Case("storage.DriveMechanics", storage.DriveMechanics, dict(average_seek=3.3e-3, revolution_time=4e-3),
+         constructor=True),
+    Case("storage.F20DriveMechanics", storage.F20DriveMechanics,
+         dict(f20_average_seek=4.9e-3, f20_revolution_time=6e-3), constructor=True),
     Case("locks.LockCosts", locks.LockCosts, dict(transfer_time=1e-6, conflict_probability=0.1), constructor=True),
     Case("hypervisor.HypervisorCosts", hypervisor.HypervisorCosts, dict(hz=100.0, cost_per_tick=2e-5),
          constructor=True),
@@ -586,6 +590,7 @@ EXEMPT = {
     # builders of a model parameter dataclass: they pass its checked fields to a component
     # (or a function) whose own case checks the numeric input
     "channels.ChannelParameters.*": "builds ChannelLink / ChannelSubsystem from the checked fields",
+    "storage.F20DriveMechanics.disk": "builds Disk.from_specs from the checked fields and the catalog",
     "network.NetworkCosts.*": "builds StackCost / picks an adapter's per-packet time from the checked fields",
     "crypto.SSLCosts.server": "builds SSLServer from the checked fields",
     "numa.NumaCosts.*": "builds NumaLatency / PioCosts, or calls dma_buffer_iops, from the checked fields",

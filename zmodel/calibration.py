@@ -47,6 +47,29 @@ covariance says nothing; :func:`readings_ranges` then refits with each interval 
 pinned at its ends and reports each parameter's spread over these admissible readings
 (``lo90``/``hi90`` with ``interval_method = "readings range"`` in the parameter table).
 
+Priors. A free parameter whose metadata declares a public specification
+(:class:`~zmodel.queueing._params.Prior`: value ``mu``, log-normal ``sigma``) adds one
+penalty residual to the least squares:
+
+=====================================  ==============================================
+row                                    residual
+=====================================  ==============================================
+prior of free parameter ``x``          ``(log x - log mu) / sigma`` (weight 1; no
+                                       ``scale`` applies)
+=====================================  ==============================================
+
+so that the fit maximises the posterior of a log-normal prior times the (Gaussian)
+likelihood of the weighted residuals. A prior is a pseudo-observation that always depends
+on its parameter: it is counted like an informative row (degrees of freedom =
+informative measurement rows + priors - free parameters), its square enters ``chisqr``
+(``prior_chisqr`` says how much) and its row enters the Jacobian of the covariance, with
+its stated sigma: ``scale_covar`` rescales only the measurement rows, by their own
+residuals (``_covariance_with_priors``). A fixed parameter's prior does nothing.
+:attr:`CalibrationResult.priors` lists each prior of a free parameter with its 95 %
+interval ``mu exp(-/+1.96 sigma)`` and flags
+``conflict`` when the fitted value lies outside it: the documents and the specification
+disagree (the fitted value is then a compromise, never silently accepted).
+
 Nothing here imports pandas or scipy at module level (``import zmodel`` stays fast).
 """
 from __future__ import annotations
@@ -60,6 +83,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.queueing._params import Prior, check_prior
 from zmodel.queueing._result import Result
 
 __all__ = [
@@ -76,6 +100,7 @@ __all__ = [
     "prepare",
     "solve",
     "identifiability",
+    "prior_table",
     "covariance",
     "flag_uncertain",
     "tables",
@@ -120,6 +145,10 @@ class Parameter:
         Provenance: where the value or the bounds come from.
     stderr : float or None
         Standard error, filled in on the best-fit parameters of a calibration.
+    prior : Prior or None
+        A public specification with its log-normal uncertainty
+        (:func:`zmodel.queueing._params.prior`); a free parameter's prior adds a penalty
+        residual to the fit (module docstring, "Priors"). Needs ``min > 0``.
 
     Examples
     --------
@@ -136,6 +165,7 @@ class Parameter:
     unit: str = ""
     source: str = ""
     stderr: float | None = None
+    prior: Prior | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -157,6 +187,11 @@ class Parameter:
             raise ValueError(f"parameter {self.name!r}: value {self.value:g} is outside its bounds "
                              f"[{self.min:g}, {self.max:g}]")
         object.__setattr__(self, "vary", bool(self.vary))
+        if self.prior is not None:
+            try:
+                check_prior(self.prior, self.min, self.max)
+            except ValueError as e:
+                raise ValueError(f"parameter {self.name!r}: {e}") from None
 
     @property
     def fixed(self) -> bool:
@@ -216,9 +251,9 @@ class Parameters(MutableMapping):
 
     # lmfit-like helpers
     def add(self, name: str, value: float, min: float = -math.inf, max: float = math.inf,
-            vary: bool = True, unit: str = "", source: str = "") -> None:
+            vary: bool = True, unit: str = "", source: str = "", prior: Prior | None = None) -> None:
         """Add (or replace) a parameter."""
-        self[name] = Parameter(name, value, min=min, max=max, vary=vary, unit=unit, source=source)
+        self[name] = Parameter(name, value, min=min, max=max, vary=vary, unit=unit, source=source, prior=prior)
 
     def set(self, name: str, **changes) -> None:
         """Change fields of an existing parameter, e.g. ``ps.set("rate", value=3, vary=False)``."""
@@ -257,7 +292,8 @@ class Parameters(MutableMapping):
         Each field (nested parameter dataclasses flattened) becomes a :class:`Parameter`
         with the field's default as value, its plausible range as bounds, its unit and its
         provenance as ``source`` -- as lmfit derives parameters from a model function's
-        signature. A new model parameter is therefore declared once, in the model.
+        signature. A new model parameter is therefore declared once, in the model. A
+        field's ``prior`` (a public specification) is carried over.
 
         Parameters
         ----------
@@ -310,7 +346,8 @@ class Parameters(MutableMapping):
                 v = values[name]
                 value, reading = (v if isinstance(v, tuple) else (v, "value set by the fit"))
                 source = f"{reading} (model default {i.default:g}: {i.source})"
-            out.add(name, value, min=i.range[0], max=i.range[1], vary=name in free, unit=i.unit, source=source)
+            out.add(name, value, min=i.range[0], max=i.range[1], vary=name in free, unit=i.unit, source=source,
+                    prior=i.prior)
         return out
 
     def to_dataclass(self, model_class, **overrides):
@@ -684,7 +721,16 @@ class CalibrationResult(Result):
     n_free : int
         Free (varying) parameters.
     dof : int
-        ``n_active - n_free``.
+        ``n_active + n_priors - n_free`` (a prior is a pseudo-observation, module docstring).
+    n_priors : int
+        Priors of free parameters that entered the fit as penalty rows.
+    prior_chisqr : float
+        The priors' share of ``chisqr`` (sum of their squared penalty residuals) [1].
+    priors : pandas.DataFrame
+        One row per prior of a free parameter (:func:`prior_table`): name, unit,
+        prior_value, prior_low, prior_high (95 %), sigma_log, fitted, residual
+        (``(log fitted - log prior)/sigma``), conflict (fitted outside the 95 % interval:
+        the documents and the specification disagree), source.
     """
 
     params: Parameters
@@ -704,6 +750,9 @@ class CalibrationResult(Result):
     nfev: int
     scale_covar: bool
     model_name: str
+    n_priors: int = 0
+    prior_chisqr: float = 0.0
+    priors: Any = None
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -718,6 +767,12 @@ class CalibrationResult(Result):
         return self.chisqr / self.dof if self.dof > 0 else math.nan
 
     @property
+    def conflicts(self) -> list[str]:
+        """Names of free parameters whose fitted value lies outside their prior's 95 % interval."""
+        t = self.priors
+        return [] if t is None or not len(t) else list(t.index[t["conflict"].astype(bool)])
+
+    @property
     def flagged(self) -> list[str]:
         """Names of parameters that are not identifiable or sit at a bound."""
         t = self.parameter_table
@@ -726,7 +781,8 @@ class CalibrationResult(Result):
     def to_frame(self, which: str = "parameters"):
         """The parameter table (default), ``"residuals"`` or ``"correlations"`` as a DataFrame."""
         tables = {"parameters": self.parameter_table, "residuals": self.residuals,
-                  "correlations": self.correlations, "shape_checks": self.shape_checks}
+                  "correlations": self.correlations, "shape_checks": self.shape_checks,
+                  "priors": self.priors if self.priors is not None else prior_table(Parameters(), ())}
         if which not in tables:
             raise ValueError(f"which must be one of {list(tables)}, got {which!r}")
         return tables[which].copy()
@@ -744,8 +800,9 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
 
     Sections: the fit statistics, [[Parameters]] (value +/- standard error, 95 % interval,
     initial value, bounds; ``!`` marks a flagged parameter), [[Flags]], [[Correlations]]
-    (those of at least ``min_correl``), [[Residuals]] (one row per measurement) and
-    [[Shape checks]].
+    (those of at least ``min_correl``), [[Residuals]] (one row per measurement),
+    [[Priors]] (specification, its 95 % interval, fitted value, ``CONFLICT`` when the
+    fitted value lies outside) and [[Shape checks]].
     """
     t = result.parameter_table
     n_excl = int((~result.residuals["used_in_fit"]).sum())
@@ -756,6 +813,8 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
              f"    data points        = {result.n_data} used ({result.n_active} active), {n_excl} excluded, "
              f"{len(result.shape_checks)} shape",
              f"    free parameters    = {result.n_free}",
+             *([f"    priors             = {result.n_priors} (pseudo-observations, counted in the degrees "
+                f"of freedom)"] if result.n_priors else []),
              f"    degrees of freedom = {result.dof}"
              + ("" if result.dof > 0 or not result.n_free else
                 f" ({'exactly determined' if result.dof == 0 else 'under-determined'}: {result.n_active} informative rows "
@@ -815,12 +874,114 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
         lines.append(f"    {row['id']:<{idw}} {row['kind']:<14} {row['measured']:>12.6g} "
                      f"{row['predicted']:>12.6g} {row['percent_error']:>9.2f}  "
                      f"{'yes' if row['used_in_fit'] else 'no'}{sat}")
+    lines += _prior_lines(result)
     if len(result.shape_checks):
         lines.append("[[Shape checks]] (not fitted)")
         for _, row in result.shape_checks.iterrows():
             verdict = {True: "holds", False: "FAILS", None: "no check in model"}[row["passed"]]
             lines.append(f"    {row['id']}: {verdict}")
     return "\n".join(lines)
+
+
+def _prior_lines(result) -> list[str]:
+    """The [[Priors]] section of :func:`fit_report` (empty without priors)."""
+    t = result.priors
+    if t is None or not len(t):
+        return []
+    lines = [f"[[Priors]] (public specifications, log-normal; {result.n_priors} counted as pseudo-observations, "
+             f"chi-square share {result.prior_chisqr:.6g})"]
+    width = max(len(n) for n in t.index)
+    for name, row in t.iterrows():
+        unit = f" [{row['unit']}]" if row["unit"] else ""
+        verdict = ("CONFLICT: outside the prior's 95 % interval, documents and specification disagree"
+                   if row["conflict"] else "within the prior's 95 % interval")
+        lines.append(f"    {name + ':':<{width + 1}} spec {row['prior_value']:.6g} 95% [{row['prior_low']:.6g}, "
+                     f"{row['prior_high']:.6g}]{unit}, fitted {row['fitted']:.6g} "
+                     f"({row['residual']:+.2f} sigma): {verdict}")
+        lines.append(f"    {'':<{width + 1}} source: {row['source']}")
+    return lines
+
+
+# --------------------------------------------------------------------------- priors
+def _free_priors(params: Parameters, free) -> tuple:
+    """``(index in free, name, Prior)`` for each free parameter with a prior."""
+    return tuple((j, n, params[n].prior) for j, n in enumerate(free) if params[n].prior is not None)
+
+
+def prior_residuals(priors, x) -> np.ndarray:
+    """Penalty residuals ``(log x_j - log mu) / sigma`` of the priors at free values ``x`` (module docstring).
+
+    Examples
+    --------
+    >>> from zmodel.queueing._params import prior
+    >>> p = prior(100.0, sigma=0.5, source="illustration")
+    >>> float(prior_residuals([(0, "a", p)], [100.0 * np.exp(1.0)])[0])   # one e-fold = 2 sigma
+    2.0
+    """
+    x = np.asarray(x, dtype=float)
+    return np.array([(math.log(x[j]) - math.log(p.value)) / p.sigma for j, _, p in priors], dtype=float)
+
+
+def prior_table(params: Parameters, priors, x=None):
+    """One row per prior of a free parameter: specification, 95 % interval, fitted value, conflict flag.
+
+    Parameters
+    ----------
+    params : Parameters
+        The parameters (for units).
+    priors : sequence of (index, name, Prior)
+        As laid out by :func:`prepare` (``Problem.priors``).
+    x : array, optional
+        Free values (in their units) to judge; default the specification values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by name: unit, prior_value, prior_low, prior_high, sigma_log, fitted,
+        residual, conflict (fitted outside ``[prior_low, prior_high]``), source.
+    """
+    import pandas as pd
+
+    rows = []
+    for j, n, p in priors:
+        lo, hi = p.interval
+        v = float(x[j]) if x is not None else p.value
+        r = (math.log(v) - math.log(p.value)) / p.sigma
+        rows.append(dict(name=n, unit=params[n].unit if n in params else "", prior_value=p.value, prior_low=lo,
+                         prior_high=hi, sigma_log=p.sigma, fitted=v, residual=r,
+                         conflict=bool(v < lo or v > hi), source=p.source))
+    cols = ["name", "unit", "prior_value", "prior_low", "prior_high", "sigma_log", "fitted", "residual",
+            "conflict", "source"]
+    return pd.DataFrame(rows, columns=cols).set_index("name")
+
+
+def _covariance_with_priors(jac, n_priors: int, ok, n_free: int, chisqr: float, prior_chisqr: float, dof: int,
+                            scale_covar: bool) -> np.ndarray:
+    r"""Covariance when the last ``n_priors`` rows of ``jac`` are priors, whose sigma is stated, not estimated.
+
+    With ``scale_covar`` the measurement rows' unknown scale is estimated from their own
+    residuals, :math:`s^2 = \chi^2_\text{data} / \nu` (:math:`\nu` the degrees of freedom,
+    priors counted), and only they are scaled:
+    :math:`C = (J_d^\mathsf{T} J_d / s^2 + J_p^\mathsf{T} J_p)^{-1}` -- a prior's uncertainty
+    is never shrunk or inflated by how well the documents happen to fit. Without priors,
+    without ``scale_covar``, with no degree of freedom or a perfect data fit, this is
+    :func:`covariance`.
+    """
+    data_chi = chisqr - prior_chisqr
+    if not n_priors or not scale_covar or dof <= 0 or not data_chi > 0:
+        return covariance(jac, ok, n_free, chisqr, dof, scale_covar)
+    j = np.array(jac, dtype=float)
+    j[: len(j) - n_priors] /= math.sqrt(data_chi / dof)
+    return covariance(j, ok, n_free, chisqr, dof, scale_covar=False)
+
+
+def _prior_only_notes(sol, active_used, problem, ident) -> None:
+    """Note each free parameter with a prior that no informative measurement moves (its prior alone sets it)."""
+    jac = np.asarray(sol.jacobian)
+    for j, n, _ in problem.priors:
+        col = jac[active_used, j] if jac.ndim == 2 and jac.shape[1] > j else np.zeros(0)
+        if not np.any(col != 0.0):
+            ident.notes[n].append("set by its prior alone: no informative measurement depends on it")
 
 
 # --------------------------------------------------------------------------- engine
@@ -920,6 +1081,12 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     ``scale_covar`` is false). Valid when the model is close to linear within the
     interval and residuals are independent.
 
+    A free parameter with a prior (module docstring, "Priors") adds the penalty residual
+    :math:`(\\log\\theta - \\log\\mu)/\\sigma` to the minimised sum, one row to :math:`J` and
+    one pseudo-observation to the degrees of freedom
+    (:math:`\\nu = n_\\text{active} + n_\\text{priors} - p`); ``scale_covar`` then scales the
+    measurement rows only, the priors keep their stated :math:`\\sigma`.
+
     References
     ----------
     M. Newville et al., LMFIT: Non-Linear Least-Squares Minimization and
@@ -952,9 +1119,17 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     active_rows = (~is_bound | (res != 0)) & informative
     n_data = int(used.sum())
     n_active = int(np.sum(used & active_rows))
-    dof = n_active - len(problem.free)
-    ident = identifiability(sol.jacobian, active_rows[used], sol, problem, n_active, n_data, rcond=rcond)
-    cov = covariance(sol.jacobian[active_rows[used]], ident.ok, len(problem.free), chisqr, dof, scale_covar)
+    # priors: pseudo-observations, counted like informative rows (module docstring, "Priors")
+    n_priors = len(problem.priors)
+    prior_chisqr = float(np.sum(prior_residuals(problem.priors, sol.x) ** 2))
+    chisqr += prior_chisqr
+    dof = n_active + n_priors - len(problem.free)
+    jac_all = np.vstack([sol.jacobian, sol.prior_jacobian]) if problem.priors else sol.jacobian
+    rows_all = np.r_[active_rows[used], np.ones(n_priors, dtype=bool)]
+    ident = identifiability(jac_all, rows_all, sol, problem, n_active + n_priors, n_data, rcond=rcond)
+    _prior_only_notes(sol, active_rows[used], problem, ident)
+    cov = _covariance_with_priors(jac_all[rows_all], n_priors, ident.ok, len(problem.free), chisqr, prior_chisqr,
+                                  dof, scale_covar)
     stderr, corr = flag_uncertain(cov, sol.x, ident, problem.free, dof, scale_covar,
                                   max_relative_stderr=max_relative_stderr, max_correlation=max_correlation)
     ranges = None
@@ -966,9 +1141,11 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         if readings_range:
             ranges = readings_ranges(model, problem, sol, rcond=rcond, tol=tol, max_nfev=max_nfev,
                                      **least_squares_kwargs)
-    return tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
-                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
-                  informative=informative, ranges=ranges)
+    out = tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
+                 chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
+                 informative=informative, ranges=ranges)
+    return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
+                               priors=prior_table(problem.init, problem.priors, sol.x))
 
 
 def _active(model, problem: "Problem", sol: "Solution"):
@@ -1126,6 +1303,8 @@ class Problem:
         Free parameters' start, bounds and scaling (the optimiser works on ``x / scale``).
     exclude : list of str
         Ids left out of the fit.
+    priors : tuple of (index, name, Prior)
+        The priors of the free parameters (index into ``free``), penalty rows of the fit.
     """
 
     fit_table: Any
@@ -1141,6 +1320,7 @@ class Problem:
     scale: np.ndarray
     exclude: list
     base: dict
+    priors: tuple = ()
 
     def values_of(self, z) -> dict:
         """All parameter values with the free ones at ``z * scale``."""
@@ -1229,7 +1409,7 @@ def prepare(model, measurements, exclude: Iterable[str] = (), weights=None, *, p
     _evaluate(model, fit_tab, init.valuesdict(), rel_fit)  # raises early on NaN predictions, excluded rows too
     return Problem(fit_table=fit_tab, shape_table=shape_tab, weight=w_fit, relative=rel_fit, used=used,
                    init=init, free=free, x0=x0, lower=lo, upper=hi, scale=s, exclude=exclude,
-                   base=init.valuesdict())
+                   base=init.valuesdict(), priors=_free_priors(init, free))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -1242,6 +1422,7 @@ class Solution:
     nfev: int
     success: bool
     message: str
+    prior_jacobian: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None = None,
@@ -1258,11 +1439,12 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
     free, s = problem.free, problem.scale
 
     def fun(z):
-        return w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
+        r = w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
+        return np.r_[r, prior_residuals(problem.priors, np.asarray(z, dtype=float) * s)] if problem.priors else r
 
     nfev, success, message = 1, True, "no free parameters"
     xbest = problem.x0.copy()
-    jac = np.zeros((len(used_tab), 0))
+    jac = np.zeros((len(used_tab), len(free)))
     active_mask = np.zeros(len(free), dtype=int)
     if free and len(used_tab):
         kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point")
@@ -1275,9 +1457,18 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
             jac = jac.toarray()
         active_mask = sol.active_mask
         nfev, success, message = int(sol.nfev), bool(sol.success), str(sol.message)
+    elif free and problem.priors:
+        message = "no measurements used: parameters set by their priors alone"
+        sol = optimize.least_squares(fun, problem.x0 / s, bounds=(problem.lower / s, problem.upper / s),
+                                     method="trf", ftol=tol, xtol=tol, gtol=tol, jac="3-point", max_nfev=max_nfev)
+        xbest = np.clip(sol.x * s, problem.lower, problem.upper)
+        jac, active_mask, nfev, success = np.atleast_2d(sol.jac) / s, sol.active_mask, int(sol.nfev), sol.success
     elif free:
         message = "no measurements used: parameters left at their initial values"
-    return Solution(x=xbest, jacobian=jac, active_mask=np.asarray(active_mask), nfev=nfev, success=success,
+    n_used = len(used_tab)
+    jac, prior_jac = jac[:n_used], jac[n_used:]   # the measurement rows, then one row per prior
+    return Solution(x=xbest, jacobian=jac, prior_jacobian=prior_jac,
+                    active_mask=np.asarray(active_mask), nfev=nfev, success=success,
                     message=message)
 
 
