@@ -7,8 +7,13 @@ names the key path (``"workload.clients must be a positive integer, got -4"``).
 
 * ``[hardware]``: processor speed from the catalog (``zmodel.hardware.catalog``, relative
   to the z990's 1.2 GHz: a clock-ratio proxy), the channel paths
-  (:class:`zmodel.hardware.channels.ChannelLink` demands per I/O), the storage server's
-  disk-seconds per I/O and controller time (:class:`zmodel.hardware.storage.StorageServer`);
+  (:class:`zmodel.hardware.channels.ChannelLink` demands per I/O; optionally a card
+  generation of :class:`~zmodel.hardware.channels.ChannelCard`, zHPF, the multipath mode,
+  and volumes with PAV/HyperPAV aliases, whose IOSQ time from
+  :class:`~zmodel.hardware.channels.ChannelSubsystem` joins the prediction), the storage
+  server's disk-seconds per I/O and controller time
+  (:class:`zmodel.hardware.storage.StorageServer`; a workload footprint gives the hit ratio
+  from its cache size);
 * ``[kernel]``: a :class:`~zmodel.kernel.versions.KernelVersion` feature set and its I/O
   scheduler;
 * ``[hypervisor]``: the dispatch fraction of the logical CPUs -- PR/SM weight share
