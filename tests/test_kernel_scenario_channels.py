@@ -127,6 +127,27 @@ def test_closed_aliases_raise_throughput_and_respect_the_subchannel_capacity():
     assert xs[-1] <= float(predict(BASE)["throughput"].iloc[0])       # never above the no-queue model
 
 
+def test_closed_solution_is_a_fixed_point():
+    """The delay per transaction d equals n_io x IOSQ(n_io X(d)): recompose with d and get X back."""
+    import dataclasses
+    from zmodel.kernel.versions import compose
+
+    s = Scenario.from_dict(_with(hardware__volumes=2, hardware__pav_aliases=1))
+    x = float(s.predict()["throughput"].iloc[0])
+    prof, sys = s.profile(), s.system()[0]
+    d = prof.io_per_transaction * s.iosq_time(x * prof.io_per_transaction, clients=16)
+    assert d > 0
+    again = compose(s.kernel.kernel, dataclasses.replace(prof, external_delay=prof.external_delay + d), sys,
+                    s.costs, clients=np.asarray([16]))
+    assert float(np.ravel(again.throughput)[0]) == pytest.approx(x, rel=1e-6)
+
+
+def test_aliases_can_be_swept():
+    df = predict(_with(hardware__volumes=1), {"hardware.pav_aliases": [0, 1, 3]})
+    assert list(df["hardware.pav_aliases"]) == [0, 1, 3]
+    assert df["throughput"].is_monotonic_increasing
+
+
 def test_hyperpav_pool_equals_static_on_one_volume():
     static = predict(_with(hardware__volumes=1, hardware__pav_aliases=2))
     hyper = predict(_with(hardware__volumes=1, hardware__pav_aliases=2, hardware__pav="hyper"))
