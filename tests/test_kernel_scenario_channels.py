@@ -210,3 +210,20 @@ def test_iosq_time_refuses_bad_input():
         s.iosq_time(10.0, clients=0)
     with pytest.warns(SaturationWarning):
         assert np.isinf(s.iosq_time(1e6))
+
+
+def test_open_load_meets_the_card_data_path():
+    """FICON Express2 on a 2 Gbit/s link, 1 MiB I/Os half reads, one path (failover).
+
+    Links: each direction 0.5 x 2**20 / 200e6 s per I/O -> 381.5 I/O/s; the card's data path
+    (270 MB/s, SG24-7145 p. 48) 2**20 / 270e6 s -> 257.5 I/O/s. 300 I/O/s saturates the data path
+    with the card, not without it; 200 I/O/s runs at 200 / 257.5 = 77.7 % of the data path.
+    """
+    base = _with(hardware__channel="FICON-2G", hardware__multipath="failover", workload__block_size=2 ** 20,
+                 workload__read_fraction=0.5)
+    card = _with(base, hardware__channel_card="FICON Express2")
+    assert predict(_with(base, workload__io_rate=300.0))["saturated"].iloc[0] == ""
+    assert "channel data path" in predict(_with(card, workload__io_rate=300.0))["saturated"].iloc[0]
+    row = predict(_with(card, workload__io_rate=200.0)).iloc[0]
+    assert row["saturated"] == ""
+    assert row["channel_utilization"] == pytest.approx(200 * 2 ** 20 / 270e6, rel=1e-12)

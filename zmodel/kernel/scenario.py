@@ -209,8 +209,10 @@ class Hardware:
         Catalog name of a FICON card generation (``zmodel/_data/hardware/channel_cards.csv``,
         :class:`zmodel.hardware.channels.ChannelCard`); the channel is then that card at the
         link's rate, with the card's per-I/O time (its ``command_io_rate``; the store's
-        ``ficon_command_time`` when the catalog has none) and data-rate cap. ``None``: the
-        link catalog's channel alone (as before cards existed).
+        ``ficon_command_time`` when the catalog has none) and data-rate cap (``channel_rate``:
+        a station of an open load; the closed model, :func:`compose`, has three channel
+        stations and leaves it out). ``None``: the link catalog's channel alone (as before
+        cards existed).
     zhpf : bool or None
         Transport mode (High Performance FICON): per-I/O time ``1/zhpf_io_rate`` of the
         card; needs ``channel_card``. ``None`` or false: command mode.
@@ -908,6 +910,12 @@ class Scenario:
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
                     (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
         names = ("cpu", "channel processor", "channel link (inbound)", "channel link (outbound)", "disk")
+        if self.hardware.channel is not None and math.isfinite(self.channel_link().channel_rate):
+            # the card's data path (both directions together, ChannelLink.data_path_demand): a station
+            # of its own per path; the closed model (compose) has no such station
+            dp = float(self.channel_link().data_path_demand(prof.block_size)) * prof.io_per_transaction
+            stations.append((dp, sys.channel_paths))
+            names = names + ("channel data path",)
         resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
         cap = min((c / d for d, c in stations if d > 0), default=math.inf)
         carried = min(lam, cap)  # transactions per second the system completes
@@ -932,7 +940,8 @@ class Scenario:
         u_cpu = utils[0]
         phi = sys.dispatch_fraction
         return dict(throughput=float(carried * prof.io_per_transaction), response_time=resp,
-                    cpu_utilization=u_cpu * phi, channel_utilization=max(utils[1:4]), disk_utilization=utils[4],
+                    cpu_utilization=u_cpu * phi, channel_utilization=max(utils[1:4] + utils[5:]),
+                    disk_utilization=utils[4],
                     steal=u_cpu * (1 - phi), memory_overhead=float(r.memory_overhead), features=r.features,
                     parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
                                f"tx_rate={lam:.4g}, {r.parameters_text()}, {extra}",
