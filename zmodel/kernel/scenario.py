@@ -580,7 +580,8 @@ class Scenario:
             try:
                 self.channel_subsystem()
             except ValueError as exc:
-                key = "pav_aliases" if "aliases" in str(exc) else ("zhpf" if hw.zhpf else "channel_card")
+                key = "pav_aliases" if "aliases" in str(exc) else (
+                    "zhpf" if hw.zhpf else ("channel_card" if hw.channel_card is not None else "channel"))
                 raise _path_error(f"hardware.{key}", str(exc)) from None
         if self.workload.io_rate is not None and profile.io_per_transaction <= 0:
             raise _path_error("workload.io_rate", f"needs I/O per transaction, but workload "
