@@ -55,7 +55,9 @@ def test_configuration_rows_exact(fit):
 def test_multipath_cost_inside_documented_range(fit):
     r = fit.residuals.set_index("id")
     cost = r.loc["wavv08.multipath-cost-low", "predicted"]
-    assert 10.0 - 1e-6 <= cost <= 15.0 + 1e-6       # "costs for multipathing are about 10-15%"
+    # "costs for multipathing are about 10-15%": the range with the catalog-wide +/-10 % for
+    # "about" on each end, [0.9 * 10, 1.1 * 15] = [9, 16.5] (zmodel/_data/readings.csv)
+    assert 9.0 - 1e-6 <= cost <= 16.5 + 1e-6
 
 
 def test_direct_io_bounds(fit):

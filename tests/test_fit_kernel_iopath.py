@@ -43,7 +43,8 @@ def test_rows_present_and_kinds(seeds):
 
 def test_scheduler_numbers(fit):
     assert fit.success
-    assert _row(fit, "ibmsj.best-io-scheduler-double")["predicted"] == pytest.approx(2.0, rel=0.05)
+    # "can double", a round verbal figure read as about 2x: [1.8, 2.2] (zmodel/_data/readings.csv)
+    assert 1.8 - 1e-9 <= _row(fit, "ibmsj.best-io-scheduler-double")["predicted"] <= 2.2 + 1e-9
     heavy = _row(fit, "osdl.iosched-heavy-load")["predicted"]
     # residual on the implied ratio AS/deadline = 0.73 within 5 %
     assert (1 + heavy / 100) / (1 - 0.27) == pytest.approx(1.0, abs=0.05)
@@ -91,7 +92,7 @@ def test_recovers_think_time_from_synthetic_data():
     p["think_time"] = 0.15e-3
     rows = measurements()
     rows = rows.loc[rows["id"].isin(["osdl.iosched-heavy-load", "ibmsj.best-io-scheduler-double"])].copy()
-    rows["kind"] = rows["id"].map(FIT_KINDS)
+    rows["kind"] = rows["id"].map(FIT_KINDS).replace({"interval": "ratio"})   # a synthetic truth is exact
     rows["value_num"] = [m.predict(i, p).value for i in rows["id"]]
     from zmodel.calibration import calibrate
 
@@ -102,7 +103,9 @@ def test_recovers_think_time_from_synthetic_data():
 def test_leave_one_out():
     cv = cross_validate_kernel_iopath(exclude=TRIVIAL)
     cv = cv.set_index("id")
-    # documented figures (see the report): double -6.9 %, heavy -18.3 % when left out
-    assert abs(cv.loc["ibmsj.best-io-scheduler-double", "percent_error_loo"]) <= 10.0
+    # the interval reading of "double" is judged inside/outside; its left-out prediction stays
+    # within 10 % of the printed 2x
+    assert cv.loc["ibmsj.best-io-scheduler-double", "bound_satisfied_loo"] is not None
+    assert abs(cv.loc["ibmsj.best-io-scheduler-double", "predicted_loo"] / 2.0 - 1) <= 0.10
     assert abs(cv.loc["osdl.iosched-heavy-load", "percent_error_loo"]) <= 25.0
     assert abs(cv.loc["osdl.iosched-light-load", "predicted_loo"]) <= 2.0     # still "same performance"

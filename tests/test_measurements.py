@@ -121,7 +121,9 @@ def test_cli_calibrate_and_save_then_plan(tmp_path, capsys):
 @pytest.mark.parametrize("argv,words", [
     (["calibrate", "storage", "--measurements", "{bad}", "--save", "{out}"], "bad.csv: row 1, column 'value'"),
     (["calibrate", "storage", "channels", "--measurements", "{bad}"], "needs exactly one AREA"),
-    (["calibrate", "dasd", "--measurements", "{bad}"], "not a catalog fit"),
+    (["calibrate", "kernel", "--measurements", "{bad}"], "not a catalog fit"),
+    (["calibrate", "dasd", "--measurements", "{bad}", "--save", "{out}"],
+     "bad.csv: line 1 (header): a catalog-schema CSV (id, kind, value, unit) holds no DASD histogram"),
     (["calibrate", "storage", "--measurements", "{tmp}"], "must be a regular file"),
 ])
 def test_cli_bad_measurements_are_one_line_and_write_nothing(tmp_path, capsys, argv, words):

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as _dt
 import copy
 import json
 import math
@@ -826,10 +827,11 @@ def _calibrate_own(args, entries) -> int:
         raise UsageError("--measurements needs exactly one AREA (the calibration its rows belong to)")
     entry = entries[0]
     cal = registry.load(entry)
-    if getattr(cal, "model", None) is None:
+    reader = getattr(cal, "read_measurements", None)
+    if getattr(cal, "model", None) is None and reader is None:
         raise UsageError(f"--measurements: calibration '{entry.area}' is not a catalog fit")
     try:
-        own = read_measurements(args.measurements)
+        own = (reader or read_measurements)(args.measurements)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = cal.run(measurements=own)
@@ -839,7 +841,15 @@ def _calibrate_own(args, entries) -> int:
     print(result.report())
     if args.save:
         origin = f"measurements: {Path(args.measurements).name}"
-        fitted = registry.parameter_store({entry.area: result}, areas=[entry.area], origin=origin)
+        if getattr(cal, "model", None) is None:   # a fit area with its own stored form (dasd)
+            try:
+                area = cal.to_store_area(result, origin)
+            except ValueError as exc:
+                raise UsageError(f"--save: {_one_line(exc)}") from None
+            fitted = store.ParameterStore(areas={entry.area: area}, code_version=store._version(),
+                                          created=_dt.date.today().isoformat())
+        else:
+            fitted = registry.parameter_store({entry.area: result}, areas=[entry.area], origin=origin)
         merged = store.default()
         for area in fitted.areas.values():
             merged = merged.replace_area(area)
@@ -923,7 +933,9 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--list", action="store_true", help="list the calibration areas and exit")
     cal.add_argument("--measurements", metavar="FILE",
                      help="your own numbers (CSV in the catalog's schema: id, kind, value, unit, ...) in place of "
-                     "the documents' for the rows they name; needs exactly one AREA")
+                     "the documents' for the rows they name; for dasd, a 'cat /proc/dasd/statistics' dump (or a CSV "
+                     "histogram,bucket,lower,upper,unit,count) in place of the documents' histograms; needs exactly "
+                     "one AREA")
     cal.add_argument("--save", metavar="FILE",
                      help="write the fitted parameters of the areas run to FILE (a parameter store, TOML) for "
                      "'zmodel plan --parameters FILE'; areas not run keep the shipped store's values")

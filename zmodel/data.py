@@ -46,6 +46,10 @@ __all__ = [
     "read_measurements",
     "MEASUREMENT_COLUMNS",
     "dasd_statistics",
+    "read_dasd_statistics",
+    "read_dasd_measurements",
+    "dasd_bucket_bounds",
+    "DASD_DUMP_HISTOGRAMS",
     "data_folder",
     "measurements",
     "VALIDATION_AREAS",
@@ -53,6 +57,7 @@ __all__ = [
     "VALIDATION_KINDS",
     "validation_figures",
     "readings",
+    "reading_intervals",
 ]
 
 #: Catalog CSV columns, in their required order.
@@ -118,6 +123,24 @@ _N_BUCKETS = 32
 
 _fail = table_error
 _read_rows = read_csv_rows
+
+
+def _read_toml(path: Path) -> dict:
+    """A metadata file's contents; ``ValueError`` naming the file when it does not parse."""
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(path, "file", f"is not valid TOML ({exc})") from None
+
+
+def _with_metadata(frame, path: Path):
+    """``frame`` with the metadata file beside ``path`` (same stem, ``.toml``) in ``attrs``, if there is one."""
+    meta_path = path.with_suffix(".toml")
+    if meta_path.exists():
+        frame.attrs["metadata"] = _read_toml(meta_path)
+    return frame
 
 
 def _is_number(text: str) -> bool:
@@ -296,17 +319,12 @@ def catalog_metadata(*, data_dir=None) -> dict[str, dict]:
         A TOML file that does not parse, lacks one of :data:`METADATA_KEYS`, names another
         seed file than its document's, or whose ``rows`` differs from its CSV's row count.
     """
-    import tomllib
-
     root = data_folder(data_dir)
     folder = root / "catalog"
     order = {doc: i for i, doc in enumerate(DOCUMENTS)}
     result: dict[str, dict] = {}
     for path in sorted(folder.glob("*.toml"), key=lambda p: (order.get(p.stem, len(order)), p.name)):
-        try:
-            meta = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise _fail(path, "file", f"is not valid TOML ({exc})") from None
+        meta = _read_toml(path)
         for key in METADATA_KEYS:
             if key not in meta:
                 raise _fail(path, f"key {key!r}", f"missing; required keys are {list(METADATA_KEYS)}")
@@ -347,12 +365,15 @@ def dasd_statistics(*, data_dir=None):
     ValueError
         A malformed file, naming the file, the 1-based data row and the column.
     """
-    import tomllib
-
-    import pandas as pd
-
     root = data_folder(data_dir)
     path = root / "dasd_statistics.csv"
+    return _with_metadata(_dasd_table(path), path)
+
+
+def _dasd_table(path):
+    """The rows of a CSV in the schema of ``dasd_statistics.csv``, checked (file, row, column)."""
+    import pandas as pd
+
     records = []
     seen: dict[tuple[str, int], int] = {}
     for number, row in enumerate(_read_rows(path, DASD_COLUMNS), start=1):
@@ -402,12 +423,6 @@ def dasd_statistics(*, data_dir=None):
     frame = pd.DataFrame.from_records(records, columns=list(DASD_COLUMNS))
     frame = frame.astype({"histogram": "string", "bucket": "int64", "lower": "float64",
                           "upper": "float64", "unit": "string", "count": "int64"})
-    meta_path = path.with_suffix(".toml")
-    if meta_path.exists():
-        try:
-            frame.attrs["metadata"] = tomllib.loads(meta_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
     return frame
 
 
@@ -482,8 +497,6 @@ def validation_figures(area=None, *, data_dir=None):
     >>> sorted(set(v["expressible"]))
     ['no']
     """
-    import tomllib
-
     import pandas as pd
 
     root = data_folder(data_dir)
@@ -498,43 +511,25 @@ def validation_figures(area=None, *, data_dir=None):
     if area is not None:
         frame = frame[frame["area"].isin(_as_set("area", area, VALIDATION_AREAS))]
         frame = frame.reset_index(drop=True)
-    meta_path = path.with_suffix(".toml")
-    if meta_path.exists():
-        try:
-            frame.attrs["metadata"] = tomllib.loads(meta_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise _fail(meta_path, "file", f"is not valid TOML ({exc})") from None
-    return frame
+    return _with_metadata(frame, path)
 
 
-#: Columns of ``zmodel/_zmodel/_data/readings.csv``, in their required order.
-READING_COLUMNS = ("id", "kind", "reading")
+#: Columns of ``zmodel/_data/readings.csv``, in their required order.
+READING_COLUMNS = ("id", "kind", "low", "high", "reading")
+#: Kinds a reading may give a row: the catalog's, plus ``interval`` (a verbal statement read as [low, high]).
+READING_KINDS = KINDS | {"interval"}
 
 
-def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
-    """How catalog rows shared by several fits are read: id -> (kind, reading in words).
+def _reading_records(data_dir=None) -> dict[str, dict]:
+    """The checked rows of ``readings.csv``: id -> {kind, low, high, reading}."""
+    import math
 
-    ``zmodel/_zmodel/_data/readings.csv`` holds, once, the reading of a catalog row whose kind in the fits
-    differs from the bound word of the document's phrase (e.g. "drops above 20 processors"
-    read as the peak at 20). :func:`zmodel.fits.catalog_rows` applies it to every fit.
-
-    Raises
-    ------
-    ValueError
-        A malformed file, naming the file, the 1-based data row and the column (unknown
-        catalog id, unknown kind, empty reading, repeated id).
-
-    Examples
-    --------
-    >>> readings()["ibmsj.dbench-24-drop-above-20cpu"][0]
-    'absolute'
-    """
     root = data_folder(data_dir)
     path = root / "readings.csv"
     if not path.exists():
         return {}
     known = set(measurements(data_dir=data_dir)["id"])
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, dict] = {}
     for number, row in enumerate(_read_rows(path, READING_COLUMNS), start=1):
         rec = dict(zip(READING_COLUMNS, row))
 
@@ -545,12 +540,64 @@ def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
             raise bad("id", f"id must be a catalog id, got {rec['id']!r}")
         if rec["id"] in out:
             raise bad("id", f"id {rec['id']!r} is read twice")
-        if rec["kind"] not in KINDS:
-            raise bad("kind", f"kind must be one of {sorted(KINDS)}, got {rec['kind']!r}")
+        if rec["kind"] not in READING_KINDS:
+            raise bad("kind", f"kind must be one of {sorted(READING_KINDS)}, got {rec['kind']!r}")
         if not rec["reading"].strip():
             raise bad("reading", "reading must say how the row is read")
-        out[rec["id"]] = (rec["kind"], rec["reading"])
+        ends = {}
+        for end in ("low", "high"):
+            text = rec[end].strip()
+            if rec["kind"] != "interval":
+                if text:
+                    raise bad(end, f"{end} is only for kind 'interval' (got {text!r} for kind {rec['kind']!r})")
+                continue
+            try:
+                ends[end] = float(text)
+            except ValueError:
+                raise bad(end, f"{end} must be a number (inf for a one-sided reading), got {text!r}") from None
+            if math.isnan(ends[end]):
+                raise bad(end, f"{end} must be a number, got {text!r}")
+        if ends and ends["low"] > ends["high"]:
+            raise bad("low", f"low ({ends['low']:g}) must not exceed high ({ends['high']:g})")
+        if ends and math.isinf(ends["low"]) and math.isinf(ends["high"]):
+            raise bad("low", "at least one end of an interval must be finite")
+        out[rec["id"]] = dict(kind=rec["kind"], reading=rec["reading"], **ends)
     return out
+
+
+def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
+    """How catalog rows enter the fits: id -> (kind, reading in words).
+
+    ``zmodel/_data/readings.csv`` holds, once, the reading of a catalog row whose kind in the
+    fits differs from the bound word of the document's phrase, and of every verbal statement
+    a fit uses ("drops above 20 processors" read as a peak in [20, 24] CPUs, kind
+    ``interval``; its ends are :func:`reading_intervals`). :func:`zmodel.fits.catalog_rows`
+    applies it to every fit.
+
+    Raises
+    ------
+    ValueError
+        A malformed file, naming the file, the 1-based data row and the column (unknown
+        catalog id, unknown kind, empty reading, repeated id, an interval's ends missing,
+        not numbers or low > high, ends given for another kind).
+
+    Examples
+    --------
+    >>> readings()["ibmsj.dbench-24-drop-above-20cpu"][0]
+    'interval'
+    """
+    return {i: (r["kind"], r["reading"]) for i, r in _reading_records(data_dir).items()}
+
+
+def reading_intervals(*, data_dir=None) -> dict[str, tuple[float, float]]:
+    """The ends of the rows :func:`readings` reads as intervals: id -> (low, high), in the row's unit.
+
+    Examples
+    --------
+    >>> reading_intervals()["altix.timer-global-noprogress-cpus"]
+    (345.6, 422.4)
+    """
+    return {i: (r["low"], r["high"]) for i, r in _reading_records(data_dir).items() if r["kind"] == "interval"}
 
 
 # --------------------------------------------------------------------------- a planner's own numbers
@@ -640,3 +687,274 @@ def read_measurements(path) -> "pd.DataFrame":
     frame["value_num"] = [float(v) if k != "shape" else math.nan for v, k in zip(frame["value"], frame["kind"])]
     frame.attrs["source_file"] = path.name
     return frame
+
+
+# --------------------------------------------------------------------------- a /proc/dasd/statistics dump
+#: the histograms the driver prints, in its order: (printed title, slug, unit). Titles of
+#: ``dasd_statistics_open`` (Linux 2.4.21, ``drivers/s390/block/dasd.c``) and of
+#: ``dasd_statistics_read`` / ``dasd_stats_proc_show`` (Linux 2.6 and later,
+#: ``drivers/s390/block/dasd_proc.c``); the older 2.4 title of the total time had no unit.
+DASD_DUMP_HISTOGRAMS = (
+    (("Histogram of sizes (512B secs)",), "sectors", "sectors"),
+    (("Histogram of I/O times (microseconds)", "Histogram of I/O times"), "total_time", "us"),
+    (("Histogram of I/O times per sector",), "total_time_per_sector", "us/sector"),
+    (("Histogram of I/O time till ssch",), "time_till_ssch", "us"),
+    (("Histogram of I/O time between ssch and irq",), "time_between_ssch_and_irq", "us"),
+    (("Histogram of I/O time between ssch and irq per sector",), "time_between_ssch_and_irq_per_sector",
+     "us/sector"),
+    (("Histogram of I/O time between irq and end",), "time_between_irq_and_end", "us"),
+    (("# of req in chanq at enqueuing (1..32)",), "queue_length_at_enqueue", "requests"),
+)
+#: largest count the driver prints unscaled (both layouts: ``dasd_io_reqs`` above it is scaled)
+_DASD_PRINT_LIMIT = 9999999
+_DASD_REQUESTS_RE = re.compile(r"^\s*(\d+) dasd I/O requests\s*$")
+_DASD_SECTORS_RE = re.compile(r"^\s*with (\d+) sectors\(512B each\)\s*$")
+_DASD_SCALE_RE = re.compile(r"^\s*Scale Factor is\s+(\d+)\s*$")
+
+
+def _read_user_text(path, what: str = "measurements") -> str:
+    """A planner's text file: a regular UTF-8 file of at most :data:`MAX_MEASUREMENT_BYTES`."""
+    import os
+    import stat as _stat
+
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    if not _stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path}: {what} must be a regular file")
+    if st.st_size > MAX_MEASUREMENT_BYTES:
+        raise ValueError(f"{path}: {what} larger than {MAX_MEASUREMENT_BYTES} bytes")
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: file: is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+
+
+def dasd_bucket_bounds(unit: str) -> tuple[list[float], list[float]]:
+    """Lower (inclusive) and upper (exclusive) bounds of the driver's 32 buckets, in ``unit``.
+
+    Time and size histograms: bucket 0 holds values below 4, bucket k (1..30) holds
+    :math:`2^{k+1} \\le v < 2^{k+2}`, bucket 31 everything from :math:`2^{32}`
+    (``dasd_profile_add_counter``: the index is the number of significant bits of
+    ``value >> 2``, capped at 31; ``zmodel/_data/dasd_statistics.toml``). The queue-length
+    histogram (unit ``requests``) has linear buckets ``[k, k + 1)``, the last open-ended.
+
+    Examples
+    --------
+    >>> lo, hi = dasd_bucket_bounds("us")
+    >>> lo[:4], hi[:4], hi[-1]
+    ([0.0, 4.0, 8.0, 16.0], [4.0, 8.0, 16.0, 32.0], inf)
+    """
+    if unit == "requests":
+        return [float(k) for k in range(_N_BUCKETS)], [float(k + 1) for k in range(_N_BUCKETS - 1)] + [math.inf]
+    lower = [0.0] + [float(2 ** (k + 1)) for k in range(1, _N_BUCKETS)]
+    return lower, [float(2 ** (k + 2)) for k in range(_N_BUCKETS - 1)] + [math.inf]
+
+
+def read_dasd_statistics(path):
+    """A ``cat /proc/dasd/statistics`` dump of the Linux s390 DASD driver, as a tidy table.
+
+    The layout is the driver's print routine's (the functions below, read in the kernel
+    sources named; 32 buckets per histogram, printed ``"%7d "`` sixteen to a line):
+
+    * Linux 2.4.21 (``drivers/s390/block/dasd.c``, ``dasd_statistics_open``; Red Hat
+      Enterprise Linux 3 tree ``dduval/kernel-rhel3``, the driver of the shipped fs03
+      sample) and early 2.6 (``drivers/s390/block/dasd_proc.c``,
+      ``dasd_statistics_read``; RHEL 4 tree ``dduval/kernel-rhel4``, Linux 2.6.9)::
+
+          <N> dasd I/O requests
+          with <S> sectors(512B each)
+          __<4 ___8 ... 128k                  (two header lines of 16 bucket labels)
+          _256 _512 ... _>4G
+          Histogram of sizes (512B secs)
+          <16 counts>
+          <16 counts>
+          ... seven more titled histograms ...
+
+      Counts are printed ``count >> shift`` with the smallest ``shift`` for which
+      ``N >> shift <= 9999999`` (not printed: derived here from N).
+    * Later 2.6 and current kernels (``drivers/s390/block/dasd_proc.c``,
+      ``dasd_stats_proc_show``, torvalds/linux): the same, plus a line
+      ``Scale Factor is  <f>`` after the sectors line; counts are printed ``count / f``.
+
+    Sources read (search tool, code corpus): ``dduval/kernel-rhel4`` at 79a07c7f
+    (``dasd_statistics_read``, ``dasd_statistics_array``: ``"%7d "``, newline after the
+    16th) and ``torvalds/linux`` at c74a7469 (``dasd_stats_proc_show``); the 2.4.21 file
+    as recorded in ``zmodel/_data/dasd_statistics.toml`` ([driver]). An older 2.4 layout
+    (seven histograms, no sector total, counts shifted above 8192 requests) is not read.
+
+    Lines starting with ``#`` before the request total are comments (the driver prints
+    none; a planner may note where and when the dump was taken). The eight titles are
+    those of :data:`DASD_DUMP_HISTOGRAMS`, in that order. Each
+    histogram's printed counts must add up to the request total (divided by the scale, less
+    at most one per bucket lost to the integer division); the queue-length histogram, counted
+    at enqueue, may also hold up to 32 requests still in flight.
+
+    Parameters
+    ----------
+    path : path-like
+        The dump (UTF-8 text, a regular file of at most :data:`MAX_MEASUREMENT_BYTES`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The schema of :func:`dasd_statistics` (``histogram, bucket, lower, upper, unit,
+        count``; counts as printed). ``.attrs``: ``source_file`` (name), ``requests`` (N),
+        ``sectors`` (S or None), ``scale`` (2**shift or f: multiply a printed count by it
+        to estimate the driver's count) and ``layout`` (``"2.4"`` or ``"scale factor"``).
+
+    Raises
+    ------
+    ValueError
+        ``"<file>: line <n>[, column <k>]: <what was expected>"`` for a malformed dump
+        (columns are the 1-based fields of the line); ``"<file>: ..."`` for a file that
+        is not a readable regular UTF-8 file. "Statistics are off" dumps are refused.
+
+    Examples
+    --------
+    Ten requests of 8 sectors, each 32..63 us in every time histogram, none queued:
+
+    >>> import tempfile, os
+    >>> head = ["__<4 ___8 __16 __32 __64 _128 _256 _512 __1k __2k __4k __8k _16k _32k _64k 128k",
+    ...         "_256 _512 __1M __2M __4M __8M _16M _32M _64M 128M 256M 512M __1G __2G __4G _>4G"]
+    >>> body = ["10 dasd I/O requests", "with 80 sectors(512B each)"] + head
+    >>> for titles, slug, unit in DASD_DUMP_HISTOGRAMS:
+    ...     first = [0] * 16; first[{"sectors": 2, "us": 4, "us/sector": 2, "requests": 0}[unit]] = 10
+    ...     body += [titles[0], "".join("%7d " % c for c in first), "%7d " * 16 % ((0,) * 16)]
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "dump.txt")
+    ...     _ = open(p, "w").write("\\n".join(body) + "\\n")
+    ...     h = read_dasd_statistics(p)
+    >>> h.attrs["requests"], h.attrs["scale"], int(h["count"].sum())
+    (10, 1, 80)
+    """
+    import pandas as pd
+
+    path = Path(path)
+    lines = _read_user_text(path, "dasd statistics").splitlines()
+    number = 0
+
+    def bad(where: str, message: str) -> ValueError:
+        return _fail(path, where, message)
+
+    def next_line() -> tuple[int, str | None]:
+        nonlocal number
+        while number < len(lines):
+            number += 1
+            if lines[number - 1].strip():
+                return number, lines[number - 1]
+        return number + 1, None
+
+    n, line = next_line()
+    while line is not None and line.lstrip().startswith("#"):   # a planner's notes above the dump
+        n, line = next_line()
+    if line is None:
+        raise bad("line 1", "file is empty; expected '<N> dasd I/O requests' (a /proc/dasd/statistics dump)")
+    if line.strip().startswith("Statistics are"):
+        raise bad(f"line {n}", "the dump says the statistics are off or not compiled in "
+                  "('echo set on > /proc/dasd/statistics', run the workload, then read the file)")
+    m = _DASD_REQUESTS_RE.match(line)
+    if not m:
+        raise bad(f"line {n}", f"expected '<N> dasd I/O requests', got {line.strip()[:60]!r}")
+    requests = int(m.group(1))
+    if requests < 1:
+        raise bad(f"line {n}, column 1", "the dump counts no I/O request")
+    sectors, factor = None, None
+    n, line = next_line()
+    if line is not None and (m := _DASD_SECTORS_RE.match(line)):
+        sectors = int(m.group(1))
+        n, line = next_line()
+    if line is not None and (m := _DASD_SCALE_RE.match(line)):
+        factor = int(m.group(1))
+        if factor < 1:
+            raise bad(f"line {n}, column 4", f"the scale factor must be a positive integer, got {factor}")
+        n, line = next_line()
+    for first, last in (("__<4", "128k"), ("_256", ">4G")):
+        tokens = (line or "").split()
+        if len(tokens) != 16 or tokens[0] != first or not tokens[-1].endswith(last):
+            raise bad(f"line {n}", f"expected the bucket header line of 16 labels '{first} ... {last}', "
+                      f"got {(line or '<end of file>').strip()[:60]!r}")
+        n, line = next_line()
+    if factor is None:
+        shift = 0
+        while (requests >> shift) > _DASD_PRINT_LIMIT:
+            shift += 1
+        scale, layout = 2 ** shift, "2.4"
+        expected_total = requests >> shift
+    else:
+        scale, layout = factor, "scale factor"
+        expected_total = requests // factor
+    records = []
+    for titles, slug, unit in DASD_DUMP_HISTOGRAMS:
+        if line is None or " ".join(line.split()) not in titles:
+            raise bad(f"line {n}", f"expected the title {titles[0]!r}, got "
+                      f"{(line or '<end of file>').strip()[:60]!r}")
+        title_line = n
+        counts: list[int] = []
+        for half in (0, 1):
+            n, line = next_line()
+            fields = (line or "").split()
+            if len(fields) != 16:
+                raise bad(f"line {n}", f"expected 16 counts (buckets {16 * half}-{16 * half + 15} of "
+                          f"{titles[0]!r}), got " + (f"{len(fields)}" if line is not None else "the end of the file"))
+            for k, field in enumerate(fields, start=1):
+                if not field.isdigit():
+                    raise bad(f"line {n}, column {k}", f"expected a non-negative integer count, got {field!r}")
+                counts.append(int(field))
+        total = sum(counts)
+        low = expected_total - _N_BUCKETS if scale > 1 else expected_total
+        high = expected_total + (_N_BUCKETS if slug == "queue_length_at_enqueue" else 0)
+        if not low <= total <= high:
+            raise bad(f"line {title_line}", f"the counts of {titles[0]!r} add up to {total}, but the dump "
+                      f"reports {requests} requests (scale {scale}): expected {low}..{high}")
+        lower, upper = dasd_bucket_bounds(unit)
+        records += [(slug, k, lower[k], upper[k], unit, c) for k, c in enumerate(counts)]
+        n, line = next_line()
+    if line is not None:
+        raise bad(f"line {n}", f"expected the end of the dump after the eight histograms, got {line.strip()[:60]!r}")
+    frame = pd.DataFrame.from_records(records, columns=list(DASD_COLUMNS))
+    frame = frame.astype({"histogram": "string", "bucket": "int64", "lower": "float64",
+                          "upper": "float64", "unit": "string", "count": "int64"})
+    frame.attrs.update(source_file=path.name, requests=requests, sectors=sectors, scale=scale, layout=layout)
+    return frame
+
+
+def read_dasd_measurements(path):
+    """A planner's DASD histograms: a ``/proc/dasd/statistics`` dump or a CSV in the shipped schema.
+
+    The format is detected from the first non-blank line: ``<N> dasd I/O requests`` (or
+    the driver's "Statistics are ..." notice) is a dump, read by :func:`read_dasd_statistics`;
+    a CSV header ``histogram,bucket,lower,upper,unit,count`` is the schema of
+    ``zmodel/_data/dasd_statistics.csv``, checked as :func:`dasd_statistics` checks it.
+    A catalog-schema CSV (``id, kind, value, unit``) holds no histogram and is refused.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`read_dasd_statistics` (``.attrs["source_file"]`` always set).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the line or row and the column.
+    """
+    path = Path(path)
+    text = _read_user_text(path, "dasd statistics")
+    first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    if _DASD_REQUESTS_RE.match(first) or first.strip().startswith("Statistics are"):
+        return read_dasd_statistics(path)
+    header = [h.strip() for h in next(csv.reader([first]), [])]
+    if tuple(header) == DASD_COLUMNS:
+        frame = _dasd_table(path)
+        frame.attrs.update(source_file=path.name, requests=None, sectors=None, scale=1, layout="csv")
+        return frame
+    if "id" in header and "kind" in header:
+        raise _fail(path, "line 1 (header)", "a catalog-schema CSV (id, kind, value, unit) holds no DASD "
+                    "histogram; give a /proc/dasd/statistics dump or a CSV with columns "
+                    f"{','.join(DASD_COLUMNS)}")
+    raise _fail(path, "line 1", "expected '<N> dasd I/O requests' (a /proc/dasd/statistics dump) or the "
+                f"CSV header {','.join(DASD_COLUMNS)}, got {first.strip()[:60]!r}")

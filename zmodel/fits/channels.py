@@ -15,7 +15,8 @@ wavv08.fcp-4g-seqread-gain             1.25 x   best 4G/2G FCP ratio of sequenti
 wavv08.fcp-random-gain                 +40 %    FCP vs FICON random I/O throughput (4G)
 wavv08.directio-fcp-gain               <= 2 x   best direct-I/O / page-cache ratio, FCP
 wavv08.directio-ficon-gain             <= 1.6x  the same for FICON
-wavv08.multipath-cost-low/-high        10-15 %  host cost per I/O of multibus multipathing
+wavv08.multipath-cost-low/-high        ~10-15 % host cost per I/O of multibus multipathing,
+                                                read as [9, 16.5] % (readings.csv)
 configuration rows                              CHPIDs, paths per device, link rates
 =====================================  =======  ==========================================
 
@@ -51,13 +52,14 @@ import math
 import numpy as np
 
 from zmodel.fits import Calibration
-from zmodel.calibration import Model, Parameters, PercentChange, Ratio
+from zmodel.calibration import Model, Parameters, PercentChange, Ratio, to_dataclass
 from zmodel.hardware import catalog
 from zmodel.hardware.channels import (
     MAX_CHPIDS,
     MAX_DEVICES,
     MAX_PATHS_PER_DEVICE,
     ChannelLink,
+    ChannelParameters,
     ChannelSubsystem,
 )
 
@@ -82,6 +84,8 @@ WORKLOADS = {
     "rand_write": (RANDOM_BLOCK, 0.0, 0.0),
 }
 
+#: Parameters of :class:`~zmodel.hardware.channels.ChannelParameters` this fit varies (all of them).
+FREE = ("ficon_command_time", "fcp_command_time", "fcp_adapter_rate", "host_time", "multipath_cpu_time")
 #: Link-rate configuration rows -> catalog link name.
 _LINK_ROWS = {
     "wavv08.ess-fcp-link": "FCP-2G", "wavv08.ess-ficon-link": "FICON-2G",
@@ -135,35 +139,22 @@ class ChannelModel(Model):
         self.add_check("wavv08.directio-fcp-reads-faster", self._direct_reads_faster)
 
     def parameters(self) -> Parameters:
-        """Calibratable parameters: value, bounds, provenance (SI units)."""
-        ps = Parameters()
-        ficon_prior = 1.0 / catalog.component("links", "FICON-1G")["max_io_rate"]
-        ps.add("ficon_command_time", ficon_prior, min=5e-6, max=1e-3, unit="s",
-               source="prior 1/7200 s: FICON Express at 1 Gbps on z990 (links.csv max_io_rate)")
-        ps.add("fcp_command_time", ficon_prior, min=5e-6, max=1e-3, unit="s",
-               source="same prior as FICON (no public FCP figure)")
-        ps.add("fcp_adapter_rate", 300e6, min=50e6, max=2e9, unit="B/s",
-               source="FCP data path cap of the channel card; bounds: physical range")
-        ps.add("host_time", 100e-6, min=1e-6, max=10e-3, unit="s",
-               source="Linux CPU time per I/O outside the copy; bounds: physical range")
-        ps.add("multipath_cpu_time", 20e-6, min=0.0, max=1e-3, unit="s",
-               source="dm-multipath path selection per I/O in multibus mode")
-        return ps
+        """Calibratable parameters, declared in :class:`~zmodel.hardware.channels.ChannelParameters`."""
+        return Parameters.from_dataclass(ChannelParameters, free=FREE)
 
     # ------------------------------------------------------------------ components
     @staticmethod
-    def link(p, protocol: str, gbit: int) -> ChannelLink:
+    def costs(p) -> ChannelParameters:
+        """The channel parameters at the fit's values ``p``."""
+        return to_dataclass(ChannelParameters, p)
+
+    def link(self, p, protocol: str, gbit: int) -> ChannelLink:
         """The catalog link of ``protocol`` at ``gbit`` Gbit/s with the fitted channel times."""
-        if protocol == "FICON":
-            return ChannelLink.from_catalog(f"FICON-{gbit}G", command_time=p["ficon_command_time"])
-        return ChannelLink.from_catalog(f"FCP-{gbit}G", command_time=p["fcp_command_time"],
-                                        adapter_rate=p["fcp_adapter_rate"])
+        return self.costs(p).link(protocol, gbit)
 
     def subsystem(self, p, protocol: str, gbit: int, multibus: bool = False) -> ChannelSubsystem:
         """One device group: single path, or two paths in multibus mode."""
-        return ChannelSubsystem(self.link(p, protocol, gbit), paths=2 if multibus else 1,
-                                multipath="multibus" if multibus else "failover",
-                                multipath_cpu_time=p["multipath_cpu_time"])
+        return self.costs(p).subsystem(protocol, gbit, multibus)
 
     def data_rate(self, p, protocol: str, gbit: int, workload: str, direct: bool = False,
                   multibus: bool = False) -> np.ndarray:
@@ -184,7 +175,7 @@ class ChannelModel(Model):
         block = np.array([WORKLOADS[w][0] for w, _ in cases], dtype=float)[:, None]
         reads = np.array([WORKLOADS[w][1] for w, _ in cases], dtype=float)[:, None]
         disconnect = np.array([WORKLOADS[w][2] for w, _ in cases], dtype=float)[:, None]
-        host = p["host_time"] + np.where([d for _, d in cases], 0.0, block[:, 0] * COPY_TIME_PER_BYTE)[:, None]
+        host = self.costs(p).host_time + np.where([d for _, d in cases], 0.0, block[:, 0] * COPY_TIME_PER_BYTE)[:, None]
         css = self.subsystem(p, protocol, gbit, multibus)
         rate = np.asarray(css.throughput(THREADS, block, reads, disconnect, host).data_rate)
         return {case: rate[i] for i, case in enumerate(cases)}
@@ -212,8 +203,9 @@ class ChannelModel(Model):
 
     def multipath_cost(self, p) -> float:
         """Extra host time per I/O of multibus over single path, mean over the workloads [%]."""
-        host = np.mean([p["host_time"] + WORKLOADS[w][0] * COPY_TIME_PER_BYTE for w in WORKLOADS])
-        return 100.0 * p["multipath_cpu_time"] / host
+        c = self.costs(p)
+        host = np.mean([c.host_time + WORKLOADS[w][0] * COPY_TIME_PER_BYTE for w in WORKLOADS])
+        return 100.0 * c.multipath_cpu_time / host
 
     def _failover_better(self, p) -> bool:
         # a single stream cannot use a second path: multibus only adds path selection

@@ -23,16 +23,18 @@ How the statements enter the fit (modelling choices, stated):
 
 * Handshake test: full handshakes only, connections 1, 2, 4, ..., 32 with no think
   time. "up to 4x" is read as the attained maximum of X_hw/X_sw over that sweep (kind
-  ``ratio``); the 50% saving is the change of the CPU resources in use
+  ``ratio``: the printed 4 is that maximum); the "about 50%" saving, read as a change in
+  [-55, -45] % (kind ``interval``, zmodel/_data/readings.csv), is the change of the CPU
+  resources in use
   (throughput x CPU per handshake) at 32 connections. Together they identify the
   non-RSA handshake CPU cost and the CEX2A service time relative to the software RSA
   cost (which only sets the time scale and is fixed).
 * Data test (3.5x, 6x): each transaction is a full handshake plus
-  :data:`PAYLOAD_BYTES` of payload, 32 connections; "6x more CPU" is the CPU time per
-  transaction, software / (CEX2A + CPACF); "3.5x" the throughput ratio. A throughput
-  gain (3.5) below the CPU saving (6) needs a bottleneck outside the server CPU in the
-  hardware case: the client and network time between transactions (think time),
-  fitted. The software cipher cost per byte is fitted; the CPACF and the non-cipher
+  :data:`PAYLOAD_BYTES` of payload, 32 connections; "about 6x more CPU" is the CPU time
+  per transaction, software / (CEX2A + CPACF), read as [5.4, 6.6] (kind ``interval``);
+  "3.5x" the throughput ratio. A throughput gain (3.5) below the CPU saving (6) needs a
+  bottleneck outside the server CPU in the hardware case: the client and network time
+  between transactions (think time), fitted. The software cipher cost per byte is fitted; the CPACF and the non-cipher
   per-byte costs are fixed at assumed orders of magnitude.
 * WebSEAL: no handshake per request (session reuse), a proxy whose non-cipher per-byte
   work is :data:`PROXY_LEGS` times the SSL server's (the back-end leg plus the client
@@ -44,9 +46,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from zmodel.calibration import Model, Parameters
+from zmodel.calibration import Model, Parameters, to_dataclass
 from zmodel.fits import Calibration
-from zmodel.hardware.crypto import CipherCost, CryptoAccelerator, SSLServer
+from zmodel.hardware.crypto import SSLCosts, SSLServer
 from zmodel.units import KiB, MiB
 
 SOURCE = "002_3ef25dc9d706703e.txt"
@@ -63,9 +65,9 @@ WEBSEAL_CONNECTIONS = 64      # enough to saturate the CPU (assumption)
 #: catalog id -> kind used in this fit (see the module docstring)
 FIT_KINDS = {
     "wavv08.cex2a-handshakes": "ratio",
-    "wavv08.cex2a-cpu-saving": "percent_change",
+    "wavv08.cex2a-cpu-saving": "interval",
     "wavv08.cex2a-cpacf-throughput": "ratio",
-    "wavv08.sw-encryption-cpu": "ratio",
+    "wavv08.sw-encryption-cpu": "interval",
     "wavv08.webseal-hw-gain": "ratio",
 }
 CONFIG_IDS = ("wavv08.cex2a-connections", "wavv08.webseal-aes-key")
@@ -103,33 +105,23 @@ class CryptoModel(Model):
         self.add_predictor("wavv08.webseal-aes-key", lambda p: 128.0)
 
     def parameters(self) -> Parameters:
-        ps = Parameters()
-        ps.add("handshake_cpu", 0.3e-3, min=0.0, max=0.1, unit="s",
-               source="fitted: non-RSA CPU per full handshake (4x and -50% of the handshake slide)")
-        ps.add("cex2a_service_time", 0.15e-3, min=1e-7, max=0.1, unit="s",
-               source="fitted: CEX2A time per RSA operation (4x of the handshake slide)")
-        ps.add("cipher_sw_per_byte", 20e-9, min=0.0, max=1e-6, unit="s/byte",
-               source="fitted: software cipher+MAC CPU per byte ('6x more CPU')")
+        # the server costs are declared once in SSLCosts; the think time is this fit's reading
+        # of the data test (client and network time between SSL transactions), not a server cost
+        ps = Parameters.from_dataclass(SSLCosts, free={"handshake_cpu", "cex2a_service_time", "cipher_sw_per_byte"})
         ps.add("think_time", 5e-3, min=0.0, max=10.0, unit="s",
-               source="fitted: client and network time between SSL transactions ('3.5x' < '6x')")
-        ps.add("rsa_cpu", 2e-3, vary=False, unit="s",
-               source="assumed software RSA-1024 private-key CPU time; sets the time scale only")
-        ps.add("cipher_cpacf_per_byte", 2e-9, vary=False, unit="s/byte",
-               source="assumed CPACF AES-128 cipher+MAC CPU per byte; not documented")
-        ps.add("record_per_byte", 5e-9, vary=False, unit="s/byte",
-               source="assumed non-cipher CPU per payload byte (TCP/IP, copies); not documented")
-        ps.add("webseal_request_cpu", 0.5e-3, vary=False, unit="s",
-               source="assumed WebSEAL CPU per request besides per-byte work; not documented")
+               source="fitted: client and network time between SSL transactions of the data test ('3.5x' < "
+                      "'6x'); starts at 5 ms, assumed: a LAN round trip plus client work")
         return ps
 
     # --- model pieces -----------------------------------------------------------------
     def server(self, p, cex2a: bool, cpacf: bool) -> SSLServer:
         """The SSL server at parameters ``p`` with/without CEX2A and CPACF."""
-        cipher = (CipherCost("AES-128 CPACF", p["cipher_cpacf_per_byte"]) if cpacf
-                  else CipherCost("AES-128 software", p["cipher_sw_per_byte"]))
-        acc = CryptoAccelerator("CEX2A", p["cex2a_service_time"], adapters=CEX2A_ADAPTERS) if cex2a else None
-        return SSLServer(CPUS, handshake_cpu=p["handshake_cpu"], rsa_cpu=p["rsa_cpu"], cipher=cipher,
-                         record_cpu_per_byte=p["record_per_byte"], accelerator=acc)
+        return self.costs(p).server(CPUS, cex2a=cex2a, cpacf=cpacf, adapters=CEX2A_ADAPTERS)
+
+    @staticmethod
+    def costs(p) -> SSLCosts:
+        """The server costs at the fit's values ``p``."""
+        return to_dataclass(SSLCosts, p)
 
     def handshakes(self, p, hardware: bool, connections):
         """Handshake-only test (software RSA, or CEX2A) with ``connections`` clients."""
@@ -149,8 +141,9 @@ class CryptoModel(Model):
     def webseal(self, p, cpacf: bool, page_bytes: float):
         """WebSEAL proxy serving pages of ``page_bytes`` over reused SSL sessions."""
         s = self.server(p, cex2a=False, cpacf=cpacf)
-        s = dataclasses.replace(s, record_cpu_per_byte=PROXY_LEGS * p["record_per_byte"],
-                                request_cpu=p["webseal_request_cpu"])
+        c = self.costs(p)
+        s = dataclasses.replace(s, record_cpu_per_byte=PROXY_LEGS * c.record_per_byte,
+                                request_cpu=c.webseal_request_cpu)
         return s.throughput(WEBSEAL_CONNECTIONS, page_bytes, 0.0, 0.0)
 
     def webseal_gains(self, p) -> list[float]:

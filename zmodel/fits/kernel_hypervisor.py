@@ -39,10 +39,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters
+from zmodel.calibration import Model, Parameters, to_dataclass
 from zmodel.fits import Calibration
 from zmodel.kernel.hypervisor import (
-    DEFAULT_TICK_COST,
+    HypervisorCosts,
     ZVM_TEST_IDLE,
     guest_cpu_accounting,
     idle_guest_overhead,
@@ -133,16 +133,28 @@ class HypervisorModel(Model):
         self.add_check("wavv08.diag44-more-work-shape", self.diag44_saves_cpu)
 
     def parameters(self) -> Parameters:
+        # the tick rate and cost are declared once in HypervisorCosts (held at their values); the
+        # guest capacity and the machine's CPUs are this fit's readings of the snapshot
         ps = Parameters()
         ps.add("guest_capacity", 3.0, min=0.1, max=float(VCPUS), unit="CPUs",
-               source="physical capacity behind the snapshot guest's 6 virtual CPUs; not printed (fitted)")
-        ps.add("hz", 100.0, vary=False, unit="1/s",
-               source="s390 HZ = 100: ibmsj.hz-24 and the 10 ms tick of wavv08 (catalog notes: s390 kept HZ=100)")
-        ps.add("cost_per_tick", DEFAULT_TICK_COST, min=0.0, vary=False, unit="s",
-               source="illustrative: not printed in the seeds (z/VM dispatch + SIE + timer interrupt)")
+               source="physical capacity behind the snapshot guest's 6 virtual CPUs; not printed (fitted; "
+                      "starts at 3, assumed: half of the virtual CPUs)")
+        ps.update(Parameters.from_dataclass(HypervisorCosts))
         ps.add("physical_cpus", 16.0, vary=False, unit="CPUs",
                source="wavv08.z990-cpus: 2084-B16 (z990), '2 Books, 16 CPUs'")
         return ps
+
+    @staticmethod
+    def costs(p) -> HypervisorCosts:
+        """The tick parameters at the fit's values ``p``."""
+        return to_dataclass(HypervisorCosts, p)
+
+    @staticmethod
+    def idle(guests, p, **kw):
+        """:func:`~zmodel.kernel.hypervisor.idle_guest_overhead` at the fit's tick parameters."""
+        c = HypervisorModel.costs(p)
+        return idle_guest_overhead(guests, c.hz, cost_per_tick=c.cost_per_tick, physical_cpus=p["physical_cpus"],
+                                   **kw)
 
     # --- predictions ------------------------------------------------------------------
     def _runnable(self):
@@ -159,13 +171,12 @@ class HypervisorModel(Model):
     @staticmethod
     def tick_interval_ms(p) -> float:
         """Interval between the ticks of a ticking guest, 1/HZ [ms]."""
-        return 1e3 * idle_guest_overhead(1, p["hz"]).idle_interval
+        return 1e3 * HypervisorModel.idle(1, p).idle_interval
 
     @staticmethod
     def saturation_guests(p) -> float:
         """Idle ticking guests (HZ of ``p``) that alone saturate ``physical_cpus`` [1]."""
-        return idle_guest_overhead(1, p["hz"], cost_per_tick=p["cost_per_tick"],
-                                   physical_cpus=p["physical_cpus"]).saturation_guests
+        return HypervisorModel.idle(1, p).saturation_guests
 
     # --- shape checks -------------------------------------------------------------------
     @staticmethod
@@ -180,25 +191,24 @@ class HypervisorModel(Model):
     @staticmethod
     def no_guest_limit_with_patch(p) -> bool:
         """With the idle-tick patch, idle guests cost no CPU however many there are."""
-        r = idle_guest_overhead([10, 1000, 100000], p["hz"], idle_tick_patch=True,
-                                cost_per_tick=p["cost_per_tick"], physical_cpus=p["physical_cpus"])
+        r = HypervisorModel.idle([10, 1000, 100000], p, idle_tick_patch=True)
         return bool(np.all(r.cpu_overhead == 0) and np.all(np.isinf(r.saturation_guests)))
 
     @staticmethod
     def idle_overhead_considerable(p) -> bool:
         """Overhead grows with the idle guests, is considerable at 100, vanishes with the patch."""
         n = np.array([1, 10, 100, 200, 500])
-        r = idle_guest_overhead(n, p["hz"], cost_per_tick=p["cost_per_tick"], physical_cpus=p["physical_cpus"])
-        patched = idle_guest_overhead(100, p["hz"], idle_tick_patch=True, cost_per_tick=p["cost_per_tick"],
-                                      physical_cpus=p["physical_cpus"])
+        r = HypervisorModel.idle(n, p)
+        patched = HypervisorModel.idle(100, p, idle_tick_patch=True)
         return bool(np.all(np.diff(r.cpu_overhead) > 0) and r.cpu_overhead[2] >= CONSIDERABLE_CPUS
                     and patched.cpu_overhead == 0)
 
     @staticmethod
     def ticks_prevent_idle_detection(p) -> bool:
         """A ticking guest is never idle longer than z/VM's test-idle time; a patched one is."""
-        ticking = idle_guest_overhead(1, [p["hz"], 1000.0], test_idle=ZVM_TEST_IDLE).recognized_idle
-        patched = idle_guest_overhead(1, p["hz"], idle_tick_patch=True, test_idle=ZVM_TEST_IDLE).recognized_idle
+        hz = HypervisorModel.costs(p).hz
+        ticking = idle_guest_overhead(1, [hz, 1000.0], test_idle=ZVM_TEST_IDLE).recognized_idle
+        patched = idle_guest_overhead(1, hz, idle_tick_patch=True, test_idle=ZVM_TEST_IDLE).recognized_idle
         return bool(np.all(ticking == 0) and patched == 1)
 
     def tick_accounting_inaccurate(self, p) -> bool:

@@ -8,7 +8,7 @@ id                                     value     what the model predicts
 =====================================  ========  ==============================================
 osdl.iosched-light-load                0 %       AS vs deadline, DSS, "light load"
 osdl.iosched-heavy-load                -27 %     AS vs deadline, DSS, "heavy load"
-ibmsj.best-io-scheduler-double         2 x       max over load of best / anticipatory, ESS-F20
+ibmsj.best-io-scheduler-double         ~2 x      max over load of best / anticipatory, ESS-F20
 ibmsj.unplug-queues-per-unplug         1         queues walked by a per-backing-dev unplug
 ibmsj.io-schedulers-added-count        3         schedulers besides deadline in the model
 osdl.raw-vs-odirect-gap                <= 2 %    worst raw-over-O_DIRECT gap over device times
@@ -27,7 +27,8 @@ Scenarios (assumptions, stated once):
   overall disk performance"): the ESS 2105-F20 of the hardware catalog (128 disks),
   4 KB random read misses, HZ = 100 on s390 so ``antic_expire`` = 1 jiffy = 10 ms;
   "double" is read as the largest ratio of the best scheduler's throughput to the
-  anticipatory scheduler's — its heavy-load limit, as the gap grows with the load (the
+  anticipatory scheduler's, a round verbal figure read as "about 2x" -- the interval
+  [1.8, 2.2] (zmodel/_data/readings.csv) -- its heavy-load limit, as the gap grows with the load (the
   paper's baseline is the standard scheduler, anticipatory).
 * Both share one free parameter: the think time of a synchronous reader between its
   reads (database agents and prefetchers that are I/O bound).
@@ -45,15 +46,17 @@ deck prints no number but the bound, which a satisfied fit cannot identify.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters, PercentChange, Ratio
+from zmodel.calibration import Model, Parameters, PercentChange, Ratio, to_dataclass
 from zmodel.fits import Calibration
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.kernel.iopath import (
     FILESYSTEMS,
+    IOSchedulerCosts,
     anticipation_hold,
     SCHEDULERS,
     IODevice,
@@ -74,7 +77,7 @@ from zmodel.units import GiB as GB, KiB as KB
 FIT_KINDS = {
     "osdl.iosched-light-load": "percent_change",
     "osdl.iosched-heavy-load": "percent_change",
-    "ibmsj.best-io-scheduler-double": "ratio",
+    "ibmsj.best-io-scheduler-double": "interval",
     "ibmsj.unplug-queues-per-unplug": "configuration",
     "ibmsj.io-schedulers-added-count": "count",
     "osdl.raw-vs-odirect-gap": "upper_bound",
@@ -177,10 +180,7 @@ class KernelIOPathModel(Model):
                source="osdl.iosched-disks: '2 FAStT900 storage devices, 112 disks'")
         ps.add("dss_request", 64 * KB, min=512.0, max=2.0 ** 24, vary=False, unit="B",
                source="assumed: decision-support reads of 64 KB (prefetch extents)")
-        ps.add("dss_antic_expire", 6e-3, min=1e-3, max=0.1, vary=False, unit="s",
-               source="as-iosched default antic_expire HZ/150 jiffies at x86 HZ=1000 (6 ms)")
-        ps.add("zseries_antic_expire", 10e-3, min=1e-3, max=0.1, vary=False, unit="s",
-               source="HZ/150 rounds to 0, so 1 jiffy at s390 HZ=100 (ibmsj.hz-24/26: 100 on zSeries)")
+        ps.update(Parameters.from_dataclass(IOSchedulerCosts))   # the model's timeouts, declared once
         ps.add("ess_request", 4 * KB, min=512.0, max=2.0 ** 24, vary=False, unit="B",
                source="assumed: 4 KB random read misses on the ESS-F20")
         ps.add("light_utilization", 0.25, min=0.0, max=1.0, vary=False, unit="1",
@@ -194,6 +194,11 @@ class KernelIOPathModel(Model):
         ps.add("dasd_write_time", 4e-3, min=1e-4, max=0.1, vary=False, unit="s",
                source="fs03 /proc/dasd/statistics example: ssch-to-irq times mostly 2-8 ms")
         return ps
+
+    @staticmethod
+    def costs(p) -> IOSchedulerCosts:
+        """The scheduler timeouts at the fit's values ``p``."""
+        return to_dataclass(IOSchedulerCosts, p)
 
     # --- devices -------------------------------------------------------------------------
     @staticmethod
@@ -216,15 +221,15 @@ class KernelIOPathModel(Model):
         On a storage server noop, deadline and CFQ coincide (no host ordering, no
         anticipation): computed once.
         """
-        key = (which, p["think_time"], p["dss_antic_expire"], p["zseries_antic_expire"],
+        key = (which, p["think_time"], *dataclasses.astuple(self.costs(p)),
                p["dss_request"], p["ess_request"], p["dss_spindles"])
         return self.memo(key, lambda: self._scheduler_rates(which, p))
 
     def _scheduler_rates(self, which, p):
         if which == "dss":
-            dev, n, w = self.dss_device(p), DSS_POPULATIONS, p["dss_antic_expire"]
+            dev, n, w = self.dss_device(p), DSS_POPULATIONS, self.costs(p).dss_antic_expire
         else:
-            dev, n, w = self.ess_device(p), ESS_POPULATIONS, p["zseries_antic_expire"]
+            dev, n, w = self.ess_device(p), ESS_POPULATIONS, self.costs(p).zseries_antic_expire
         plain = scheduler_throughput("deadline", n, dev, p["think_time"], antic_expire=w)
         rates = {s: plain for s in SCHEDULERS}
         rates["anticipatory"] = scheduler_throughput("anticipatory", n, dev, p["think_time"], antic_expire=w)
@@ -255,7 +260,7 @@ class KernelIOPathModel(Model):
         Lazowska et al. 1984, §5.2).
         """
         dev = self.ess_device(p)
-        hold = float(anticipation_hold(p["think_time"], p["zseries_antic_expire"]))
+        hold = float(anticipation_hold(p["think_time"], self.costs(p).zseries_antic_expire))
         best = dev.spindles / dev.service_time
         return Ratio(best, min(1.0 / hold, best))
 
@@ -301,7 +306,7 @@ class KernelIOPathModel(Model):
 
     def _single_disk_best(self, p, n=4) -> str:
         dev = self.single_disk()
-        x = {s: float(scheduler_throughput(s, n, dev, p["think_time"], antic_expire=p["dss_antic_expire"]).throughput)
+        x = {s: float(scheduler_throughput(s, n, dev, p["think_time"], antic_expire=self.costs(p).dss_antic_expire).throughput)
              for s in SCHEDULERS}
         return max(x, key=x.get)
 

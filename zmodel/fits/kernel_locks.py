@@ -15,12 +15,13 @@ latency growth ``latency_growth = 0`` (with three documented values, q and g are
 separable: both make the per-update cost grow linearly with the contenders) and the ia64
 timer tick (``HZ = 1024``). Rows:
 
-* gettimeofday slowdowns at 4 (upper bound 10, "almost an order of magnitude"), 8 (20x)
-  and 32 (100x) concurrent calls;
+* gettimeofday slowdowns at 4 ("almost an order of magnitude", read as the interval
+  [9, 10], zmodel/_data/readings.csv), 8 (20x) and 32 (100x) concurrent calls;
 * the per-tick global-variable halt (:func:`~zmodel.kernel.locks.line_saturation_cpus`,
   plain stores / fetch-and-add, q = 0): "larger than about 384 processors, forward
   progress could not be made" -- read as the saturation point, kind overridden from
-  ``lower_bound`` to ``absolute`` ("about 384" is where the threshold lies); "256
+  ``lower_bound`` to ``interval`` ("about 384" is where the threshold lies: [345.6, 422.4]
+  with the catalog-wide +/-10 % for "about", zmodel/_data/readings.csv); "256
   processors or more" (lower bound, as catalogued); the profiler that kept a 512-CPU
   system from booting -- kind overridden from ``configuration`` to ``upper_bound``: the
   threshold is at most 512.
@@ -31,7 +32,8 @@ c; fixed: the fault work outside the lock ``fault_work`` (a nominal 10 us: only 
 c/Z is identifiable, the figures print no times) and the critical sections of the
 page_table_lock and of the /dev/zero super-block lock (0: a flag test and a pte store; two
 counters -- negligible beside the hand-off). Rows: Figure 1's knee "around 16 processors"
-(the asymptote intersection :func:`~zmodel.kernel.locks.knee_cpus`) and Figure 2's
+(the asymptote intersection :func:`~zmodel.kernel.locks.knee_cpus`, read as the interval
+[14.4, 17.6]) and Figure 2's
 improvement "in excess of 800x" at 512 CPUs (lower bound). The Linux-for-Altix curve of
 Figure 1 keeps ``mmap_sem``: two fetch-and-adds per fault on the semaphore count line
 (:func:`~zmodel.kernel.locks.atomic_update`, q = 0) with transfer time c and an assumed
@@ -52,11 +54,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from zmodel.calibration import Model, Parameters
+from zmodel.calibration import Model, Parameters, to_dataclass
 from zmodel.fits import Calibration
 from zmodel.kernel.locks import (
     DASD_MAJOR,
-    IA64_TICK,
+    LockCosts,
     anonymous_touch,
     atomic_update,
     big_kernel_lock,
@@ -83,13 +85,13 @@ __all__ = [
 
 #: catalog id -> kind used in this fit (overrides explained in the module docstring)
 FIT_KINDS = {
-    "altix.gettimeofday-4-concurrent-slowdown": "upper_bound",
+    "altix.gettimeofday-4-concurrent-slowdown": "interval",
     "altix.gettimeofday-8-concurrent-slowdown": "ratio",
     "altix.gettimeofday-32-concurrent-slowdown": "ratio",
-    "altix.timer-global-noprogress-cpus": "absolute",      # catalog: lower_bound ("about 384")
+    "altix.timer-global-noprogress-cpus": "interval",      # catalog: lower_bound ("about 384")
     "altix.conflict-halt-threshold-cpus": "lower_bound",
     "altix.profiler-noboot-cpus": "upper_bound",            # catalog: configuration
-    "altix.fig1-knee-cpus": "absolute",
+    "altix.fig1-knee-cpus": "interval",
     "altix.devzero-improvement-512cpu": "lower_bound",
 }
 SHAPE_IDS = (
@@ -125,6 +127,8 @@ FIG1_CPUS = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])
 FIG1_FAULTS = 96 * GiB / (16 * KiB)    # 96 GB in 16 KB pages (ia64 page size on Altix)
 MMAP_SEM_OPS = 2                      # down_read + up_read per fault
 MMAP_SEM_GROWTH = 0.01                # assumed latency growth per processor [1]
+#: the parameters of LockCosts this fit varies (groups A and B)
+FREE = ("transfer_time", "conflict_probability", "gettimeofday_time", "spinlock_handoff")
 
 
 class KernelLocks(Model):
@@ -182,44 +186,34 @@ class KernelLocks(Model):
         }
 
     def parameters(self) -> Parameters:
-        ps = Parameters()
-        ps.add("transfer_time", 2e-6, min=1e-9, max=1e-4, unit="s",
-               source="A: Altix cache-line transfer time (fitted: gettimeofday + per-tick halt rows)")
-        ps.add("conflict_probability", 0.02, min=0.0, max=1.0, unit="1",
-               source="A: probability a successful cmpxchg spoils another contender's attempt (fitted)")
-        ps.add("latency_growth", 0.0, min=0.0, max=1.0, vary=False, unit="1",
-               source="A: fixed 0 -- not separable from conflict_probability with three values")
-        ps.add("gettimeofday_time", 1e-6, min=1e-9, max=1e-4, unit="s",
-               source="A: uncontended gettimeofday() on Altix (fitted; not printed)")
-        ps.add("tick", IA64_TICK, vary=False, unit="s",
-               source="ia64 HZ = 1024 (Linux include/asm-ia64/param.h)")
-        ps.add("fault_work", 10e-6, min=1e-9, max=1.0, vary=False, unit="s",
-               source="B: nominal fault work outside the lock (zero a 16 KB page; assumed, sets the time scale only)")
-        ps.add("spinlock_handoff", 0.2e-6, min=0.0, max=1e-3, unit="s",
-               source="B: per-waiter hand-off of an Altix 2.4 spinlock (fitted: Fig. 1 knee, Fig. 2 bound; starts "
-                      "at 200 ns, assumed: one remote cache-line transfer, never the optimum)")
-        ps.add("page_table_lock_serial", 0.0, min=0.0, max=1.0, vary=False, unit="s",
-               source="B: fixed 0 -- the page_table_lock critical sections are a test and a pte store")
-        ps.add("superblock_lock_serial", 0.0, min=0.0, max=1.0, vary=False, unit="s",
-               source="B: fixed 0 -- the /dev/zero super-block lock guards two counters")
-        return ps
+        # every cost declared once (default, range, unit, provenance) in LockCosts; the hand-off and
+        # the cache-line parameters of groups A and B vary, the rest are held at their declared values
+        return Parameters.from_dataclass(LockCosts, free=FREE)
+
+    @staticmethod
+    def costs(p) -> LockCosts:
+        """The lock costs at the fit's values ``p``."""
+        return to_dataclass(LockCosts, p)
 
     # ---------------------------------------------------------------- group A
     @staticmethod
     def gettimeofday(n, p) -> float:
         """Slowdown of ``n`` concurrent gettimeofday() calls [1]."""
-        return float(gettimeofday_slowdown(n, p["gettimeofday_time"], p["transfer_time"],
-                                           p["conflict_probability"], p["latency_growth"]))
+        c = KernelLocks.costs(p)
+        return float(gettimeofday_slowdown(n, c.gettimeofday_time, c.transfer_time, c.conflict_probability,
+                                           c.latency_growth))
 
     @staticmethod
     def halt_cpus(p) -> float:
         """Processors at which one plain store per CPU per tick saturates a line [1]."""
-        return float(line_saturation_cpus(p["transfer_time"], p["tick"], 0.0, p["latency_growth"]))
+        c = KernelLocks.costs(p)
+        return float(line_saturation_cpus(c.transfer_time, c.tick, 0.0, c.latency_growth))
 
     def _gtod(self, n, p, q=None):
-        q = p["conflict_probability"] if q is None else q
-        return np.asarray(gettimeofday_slowdown(n, p["gettimeofday_time"], p["transfer_time"], q,
-                                                p["latency_growth"]), dtype=float)
+        c = self.costs(p)
+        q = c.conflict_probability if q is None else q
+        return np.asarray(gettimeofday_slowdown(n, c.gettimeofday_time, c.transfer_time, q, c.latency_growth),
+                          dtype=float)
 
     def _gtod_nonlinear(self, p) -> bool:
         n = np.array([4, 8, 16, 32])
@@ -233,7 +227,8 @@ class KernelLocks(Model):
     def _conflict_proportional(self, p) -> bool:
         # time for a conflict among j processors to resolve (every one gets the line once)
         n = np.array([8, 16, 32, 64])
-        r = atomic_update(n, p["gettimeofday_time"], p["transfer_time"], 0.0, p["latency_growth"])
+        c = self.costs(p)
+        r = atomic_update(n, c.gettimeofday_time, c.transfer_time, 0.0, c.latency_growth)
         per = np.asarray(r.update_time, float) / n
         return bool(per.max() / per.min() < 1.5)
 
@@ -241,26 +236,30 @@ class KernelLocks(Model):
     @staticmethod
     def fig1_knee(p) -> float:
         """Figure 1 knee: asymptote intersection of the page_table_lock [processors]."""
-        return float(knee_cpus(p["fault_work"], p["page_table_lock_serial"], p["spinlock_handoff"]))
+        c = KernelLocks.costs(p)
+        return float(knee_cpus(c.fault_work, c.page_table_lock_serial, c.spinlock_handoff))
 
     @staticmethod
     def devzero_improvement(n, p) -> float:
         """Fault-rate ratio Linux for Altix / baseline at ``n`` CPUs (Figure 2) [1]."""
-        z = p["fault_work"]
-        base = devzero_faults(n, z, p["superblock_lock_serial"], p["spinlock_handoff"]).fault_rate
+        c = KernelLocks.costs(p)
+        z = c.fault_work
+        base = devzero_faults(n, z, c.superblock_lock_serial, c.spinlock_handoff).fault_rate
         return float(np.asarray(devzero_faults(n, z).fault_rate) / np.asarray(base))
 
     @staticmethod
     def touch_time_baseline(n, p):
         """Figure 1, baseline 2.4.21: time to touch 96 GB [s]."""
-        return np.asarray(anonymous_touch(n, FIG1_FAULTS, p["fault_work"], p["page_table_lock_serial"],
-                                          p["spinlock_handoff"]).total_time, dtype=float)
+        c = KernelLocks.costs(p)
+        return np.asarray(anonymous_touch(n, FIG1_FAULTS, c.fault_work, c.page_table_lock_serial,
+                                          c.spinlock_handoff).total_time, dtype=float)
 
     @staticmethod
     def touch_time_altix(n, p):
         """Figure 1, Linux for Altix: no page_table_lock, mmap_sem count line remains [s]."""
-        t = max(p["spinlock_handoff"], 1e-15) * MMAP_SEM_OPS
-        r = atomic_update(n, p["fault_work"], t, 0.0, MMAP_SEM_GROWTH, hit_time=t)
+        c = KernelLocks.costs(p)
+        t = max(c.spinlock_handoff, 1e-15) * MMAP_SEM_OPS
+        r = atomic_update(n, c.fault_work, t, 0.0, MMAP_SEM_GROWTH, hit_time=t)
         return FIG1_FAULTS / np.asarray(r.update_rate, dtype=float)
 
     def _fig1_decrease(self, p) -> bool:

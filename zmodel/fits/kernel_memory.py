@@ -14,7 +14,7 @@ memory than Linux 2.4").
 
 Figure 1 statements enter exactly as in :mod:`zmodel.fits.usl` (same ids, same reading
 of the thresholds: "quite similar" = 2.4 within 15 % of 2.6, "much better" = 2.6 at
-least 25 % above 2.4, the 2.4 curve peaks at 20 processors); the crossings are
+least 25 % above 2.4, the 2.4 curve peaks in [20, 24] processors); the crossings are
 interpolated linearly between integer processor counts (MVA needs whole populations)
 and the peak is the vertex of the parabola through the best integer and its neighbours.
 
@@ -39,6 +39,7 @@ from zmodel.fits import Calibration
 from zmodel.fits.usl import FIGURE1_ROWS
 from zmodel.kernel.memory import (
     InstructionCosts,
+    DbenchMemoryCosts,
     DbenchMemoryModel,
     mm_overhead,
     operation_counts,
@@ -203,20 +204,11 @@ class KernelMemoryModel(Model):
         def declared(cls, *names, free=(), values=None):
             return Parameters.from_dataclass(cls, free=free, values=values, only=names).values()
 
-        ps = Parameters()
-        ps.add("cpu_time", 20e-6, min=1e-7, max=1e-3, unit="s",
-               source="fitted: CPU time per 4 KB page outside memory management (syscalls, copy, "
-                      "file system), both kernels; not printed")
+        ps = Parameters.from_dataclass(DbenchMemoryCosts, free={"cpu_time"})
         ps.update({p.name: p for p in declared(InstructionCosts, "purge", "purge_per_cpu",
                                                free=("purge", "purge_per_cpu"),
                                                values={"purge": 0.3e-6, "purge_per_cpu": 0.015e-6})})
-        ps.add("ipte_relative", 0.05, min=0.0, max=1.0, vary=False, unit="1",
-               source="assumed: IPTE stall as a fraction of a global purge's ('IPTE is an expensive "
-                      "instruction, its use in this context is much faster than the alternative')")
         ps.update({p.name: p for p in declared(InstructionCosts, "iske", "sske", "rrbe")})
-        ps.add("serial_time_24", 0.1e-6, min=0.0, max=1e-4, vary=False, unit="s",
-               source="assumed: 2.4 per-page hold of the global page-cache/LRU spinlocks (not printed); "
-                      "2.6 has per-mapping/per-zone locks, serial time 0")
         ps.add("mappings", 1.0, min=1.0, max=1024.0, vary=False, unit="1",
                source="assumed: one mapping per dbench page whose dirty/referenced state changes")
         ps.add("page_size", 4096.0, min=1.0, max=2.0 ** 30, vary=False, unit="B",
@@ -243,13 +235,12 @@ class KernelMemoryModel(Model):
     # --- building blocks -----------------------------------------------------------------
     @staticmethod
     def costs(p) -> InstructionCosts:
-        r = p["ipte_relative"]
-        return to_dataclass(InstructionCosts, p, ipte=r * p["purge"], ipte_per_cpu=r * p["purge_per_cpu"])
+        return to_dataclass(DbenchMemoryCosts, p).instruction_costs(to_dataclass(InstructionCosts, p))
 
     def model(self, kernel: str, p) -> DbenchMemoryModel:
-        serial = p["serial_time_24"] if kernel == "2.4" else 0.0
-        return DbenchMemoryModel(kernel, cpu_time=p["cpu_time"], serial_time=serial, page_size=p["page_size"],
-                                 mappings=int(round(p["mappings"])), costs=self.costs(p))
+        c = to_dataclass(DbenchMemoryCosts, p)
+        return DbenchMemoryModel(kernel, cpu_time=c.cpu_time, serial_time=c.serial_time(kernel),
+                                 page_size=p["page_size"], mappings=int(round(p["mappings"])), costs=self.costs(p))
 
     def rate(self, kernel: str, p) -> np.ndarray:
         """Transfer rate [B/s] at N = 1..MAX_CPUS (index N-1), cached per parameter set."""

@@ -14,7 +14,7 @@ Documented numbers used (catalog ``zmodel.data.measurements``):
   3250 MB/s at 16 CPUs, "quite similar" up to 4 CPUs, "much better" from 8, 2.4 drops
   above 20 CPUs -- read exactly as :mod:`zmodel.fits.usl` and
   :mod:`zmodel.fits.kernel_memory` read them (2.4 within 15 % up to >= 4 CPUs, 2.6 at
-  least 25 % better from <= 8 CPUs, the 2.4 peak at 20 CPUs).
+  least 25 % better from <= 8 CPUs, the 2.4 peak in [20, 24] CPUs).
 
 Each OSDL row is predicted as ``PercentChange(X_2.4, X_2.6)`` of two compositions
 (:func:`~zmodel.kernel.versions.compose`) of the *same* system and workload, one with
@@ -65,6 +65,7 @@ import numpy as np
 
 from zmodel.calibration import Model, Parameters, PercentChange, to_dataclass
 from zmodel.fits import Calibration
+from zmodel.kernel.memory import DbenchMemoryCosts
 from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose
 
 __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
@@ -262,8 +263,7 @@ class KernelVersionsModel(Model):
         ps.add("dbench_cpu_time", 10e-6, min=1e-7, max=1e-3, unit="s",
                source="CPU per 4 KB page outside memory management (dbench, fitted; starts at 10 us, assumed: a "
                       "4 KB copy plus a few system calls)")
-        ps.add("ipte_relative", 0.05, vary=False, unit="1",
-               source="IPTE stall relative to a purge ('much faster than the alternative'; assumed)")
+        ps.update(Parameters.from_dataclass(DbenchMemoryCosts, only=("ipte_relative",)))   # declared once, fixed
         return ps
 
     # ------------------------------------------------------------------ building blocks

@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import math
 
-from zmodel.calibration import Model, Parameters
+from zmodel.calibration import Model, Parameters, to_dataclass
 from zmodel.fits import Calibration
-from zmodel.hardware.network import AWM_WORKLOADS, NetworkAdapter, NetworkPath, StackCost
+from zmodel.hardware.network import AWM_WORKLOADS, NetworkAdapter, NetworkCosts, NetworkPath
 
 SOURCE = "002_3ef25dc9d706703e.txt"
 MTU = 8992.0              # bytes, "OSA-Express2 - 1GbE / 10GbE, MTU 8992"
@@ -120,31 +120,16 @@ class NetworkModel(Model):
             self.add_predictor(id_, f)
 
     def parameters(self) -> Parameters:
-        ps = Parameters()
-        ps.add("cpu_per_byte", 1e-9, min=0.0, max=1e-7, unit="s/byte",
-               source="fitted: identified by the streaming ratio 3.4x (CPU-limited 10 GbE)")
-        ps.add("osa_previous_per_packet", 20e-6, vary=False, unit="s",
-               source="assumed previous OSA-Express per-packet time; the '>20%' lower bound only requires "
-                      "it above about 11.3 us with the other values (not identifiable, so fixed)")
-        ps.add("cpu_per_message", 10e-6, vary=False, unit="s",
-               source="assumed order of magnitude (system call + wake-up per message); not documented")
-        ps.add("cpu_per_packet", 10e-6, vary=False, unit="s",
-               source="assumed order of magnitude (TCP/IP + QDIO per packet); not documented")
-        ps.add("cpu_per_connection", 50e-6, vary=False, unit="s",
-               source="assumed order of magnitude (socket/connect/accept/close); not documented")
-        ps.add("osa2_per_packet", 5e-6, vary=False, unit="s",
-               source="assumed OSA-Express2 per-packet time; small enough that the adapter does not cap "
-                      "10 GbE streaming below the CPU")
-        return ps
+        # every cost declared once in NetworkCosts; only the per-byte CPU is identified (by the
+        # streaming ratio 3.4x, CPU-limited 10 GbE), the others are held at their declared values
+        return Parameters.from_dataclass(NetworkCosts, free={"cpu_per_byte"})
 
     # --- model pieces -----------------------------------------------------------------
     def path(self, adapter: str, p, mtu: float = MTU) -> NetworkPath:
         """The two-stack path over two adapters of type ``adapter`` at parameters ``p``."""
-        per_packet = p["osa_previous_per_packet"] if adapter == "OSA-Express GbE" else p["osa2_per_packet"]
-        a = NetworkAdapter(adapter, link_rate=self.rates[adapter], mtu=mtu, per_packet_time=per_packet)
-        s = StackCost(per_message=p["cpu_per_message"], per_packet=p["cpu_per_packet"],
-                      per_byte=p["cpu_per_byte"], per_connection=p["cpu_per_connection"])
-        return NetworkPath(a, s)
+        c = to_dataclass(NetworkCosts, p)
+        a = NetworkAdapter(adapter, link_rate=self.rates[adapter], mtu=mtu, per_packet_time=c.per_packet_time(adapter))
+        return NetworkPath(a, c.stack())
 
     def rtt_improvement(self, p) -> float:
         """Percent reduction of the 1B/1B single-session round trip, OSA-Express -> OSA-Express2 [%]."""

@@ -48,8 +48,8 @@ import math
 import numpy as np
 
 from zmodel.fits import Calibration
-from zmodel.calibration import Model, Parameters
-from zmodel.hardware.storage import StorageServer
+from zmodel.calibration import Model, Parameters, to_dataclass
+from zmodel.hardware.storage import ScsiPathParameters, StorageServer
 from zmodel.units import GiB as _GB, KiB, MiB as _MB
 
 __all__ = ["StorageModel", "calibrate_storage", "MEASUREMENT_IDS"]
@@ -122,11 +122,9 @@ class StorageModel(Model):
                        lambda p: all(s.cache_size > 0 and s.nvs_size > 0 for s in self.servers.values()))
 
     def parameters(self) -> Parameters:
-        ps = Parameters()
-        ps.add("scsi_outstanding", 2.0, min=1.0, max=32.0, unit="1",
-               source="free: SCSI requests per stream overlapped in the FCP LUN queue")
-        ps.add("scsi_cpu_cost_ratio", 1.2, min=0.1, max=10.0, unit="1",
-               source="free: Linux CPU per byte, SCSI/FCP over ECKD/FICON")
+        # the SCSI/ECKD differences are declared once in ScsiPathParameters (both free); the
+        # backup size is this fit's reading of the TSM study
+        ps = Parameters.from_dataclass(ScsiPathParameters, free={"scsi_outstanding", "scsi_cpu_cost_ratio"})
         ps.add("backup_size", 70 * _GB, vary=False, unit="B", source="wavv08.tsm-backup-size ('70 GB data')")
         return ps
 
@@ -159,10 +157,11 @@ class StorageModel(Model):
 
     def _tsm(self, p) -> dict:
         eckd = self._rate(TSM_STREAMS * 1.0)
-        scsi = self._rate(TSM_STREAMS * p["scsi_outstanding"])
+        c = to_dataclass(ScsiPathParameters, p)
+        scsi = self._rate(TSM_STREAMS * c.scsi_outstanding)
         b = p["backup_size"]
         out = {"eckd_time": b / eckd, "scsi_time": b / scsi,
-               "eckd_cpu": eckd * 1.0, "scsi_cpu": scsi * p["scsi_cpu_cost_ratio"]}
+               "eckd_cpu": eckd * 1.0, "scsi_cpu": scsi * c.scsi_cpu_cost_ratio}
         out["cost_ratio"] = (out["scsi_cpu"] * out["scsi_time"]) / (out["eckd_cpu"] * out["eckd_time"])
         return out
 

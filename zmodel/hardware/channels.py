@@ -68,9 +68,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing import mm1, mmc, mva
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    as_count, as_float_array, as_int_array, as_probability, as_scalar, quiet_saturation, vectorized,
+    as_count, as_float_array, as_int_array, as_probability, as_scalar, check_fields, quiet_saturation,
+    vectorized,
 )
 
 __all__ = [
@@ -82,6 +84,7 @@ __all__ = [
     "PROTOCOLS",
     "ChannelCard",
     "ChannelLink",
+    "ChannelParameters",
     "ChannelSubsystem",
     "ClosedIOResult",
     "IOResponse",
@@ -817,3 +820,73 @@ class ChannelSubsystem:
         out = dict(throughput=x, data_rate=x * np.broadcast_to(b, shape), response_time=np.asarray(r.response_time),
                    channel_utilization=util[..., 0], link_utilization=link_util)
         return ClosedIOResult(**out)
+
+
+# --------------------------------------------------------------------------- parameters
+@dataclasses.dataclass(frozen=True)
+class ChannelParameters:
+    """Tunable per-I/O costs of a FICON or FCP channel path and of the host driving it.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.channels` derives its fit
+    parameters from them and maps the fitted values back with ``to_dataclass``.
+
+    Parameters
+    ----------
+    ficon_command_time : float
+        Per-I/O channel time of a FICON channel in command mode [s].
+    fcp_command_time : float
+        Per-I/O channel time of an FCP channel [s].
+    fcp_adapter_rate : float
+        Data-path cap of a FICON Express card run in FCP mode [B/s].
+    host_time : float
+        Linux CPU time per I/O outside the page-cache copy (think time of a stream) [s].
+    multipath_cpu_time : float
+        dm-multipath path selection per I/O in multibus mode [s].
+
+    Examples
+    --------
+    >>> c = ChannelParameters()
+    >>> link = c.link("FCP", 4)
+    >>> link.protocol, link.adapter_rate == c.fcp_adapter_rate
+    ('FCP', True)
+    >>> c.subsystem("FICON", 2, multibus=True).paths
+    2
+    """
+
+    ficon_command_time: float = param(
+        1.0 / 7200.0, unit="s", range=(5e-6, 1e-3),
+        source="IBM eServer zSeries 990 product guide, 'FICON Express Channel Card Features - Performance': "
+               "'up to 7200 I/O operations/sec (channel is 100% utilized)' at 1 Gbps (hardware catalog "
+               "links.csv FICON-1G max_io_rate), so 1/7200 s per I/O")
+    fcp_command_time: float = param(
+        1.0 / 7200.0, unit="s", range=(5e-6, 1e-3),
+        source="assumed: the FICON value (1/7200 s, links.csv FICON-1G); no public per-I/O figure for FCP "
+               "on the same card")
+    fcp_adapter_rate: float = param(
+        300e6, unit="B/s", range=(50e6, 2e9),
+        source="assumed: an FCP data path of a few hundred MB/s on a FICON Express card (the card's STI bus "
+               "is 333 MB/s for two channels, channel_cards.csv feature_rate); range: physical")
+    host_time: float = param(
+        100e-6, unit="s", range=(1e-6, 10e-3),
+        source="assumed: Linux CPU time per I/O outside the copy (system call, block layer, driver, "
+               "interrupt) of the order of 100 us; range: physical")
+    multipath_cpu_time: float = param(
+        20e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: dm-multipath path selection per I/O in multibus mode, tens of microseconds")
+
+    def __post_init__(self):
+        check_fields(self)
+
+    def link(self, protocol: str, gbit: int) -> ChannelLink:
+        """The catalog link ``FICON-<gbit>G`` or ``FCP-<gbit>G`` with these channel times."""
+        if protocol == "FICON":
+            return ChannelLink.from_catalog(f"FICON-{gbit}G", command_time=self.ficon_command_time)
+        return ChannelLink.from_catalog(f"FCP-{gbit}G", command_time=self.fcp_command_time,
+                                        adapter_rate=self.fcp_adapter_rate)
+
+    def subsystem(self, protocol: str, gbit: int, multibus: bool = False) -> ChannelSubsystem:
+        """One device group on :meth:`link`: single path (failover), or two paths in multibus mode."""
+        return ChannelSubsystem(self.link(protocol, gbit), paths=2 if multibus else 1,
+                                multipath="multibus" if multibus else "failover",
+                                multipath_cpu_time=self.multipath_cpu_time)

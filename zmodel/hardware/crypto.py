@@ -26,10 +26,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing import mva
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_int_array, as_scalar, vectorized
+from zmodel.conventions import as_count, as_int_array, as_scalar, check_fields, vectorized
 
-__all__ = ["CryptoAccelerator", "CipherCost", "SSLServer", "SSLResult"]
+__all__ = ["CryptoAccelerator", "CipherCost", "SSLCosts", "SSLServer", "SSLResult"]
 
 STATIONS = ("cpu", "accelerator")
 
@@ -268,3 +269,73 @@ class SSLServer:
         return SSLResult(throughput=x, response_time=res.response_time, cpu_utilization=cpu_u,
                          accelerator_utilization=acc_u, cpu_per_transaction=float(D[0]),
                          cpu_busy=x * D[0], byte_rate=x * float(payload_bytes))
+
+
+@dataclasses.dataclass(frozen=True)
+class SSLCosts:
+    """Tunable CPU and adapter costs of an SSL server with and without CEX2A and CPACF.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.crypto` derives its fit
+    parameters from them and maps the fitted values back with ``to_dataclass``. The
+    WAVV 2008 crypto slides print only ratios (4x, -50 %, 3.5x, 6x, 2.4x), no time, so
+    every default is an order of magnitude (``assumed``).
+
+    Parameters
+    ----------
+    handshake_cpu : float
+        Server CPU per full handshake besides the RSA private-key operation [s].
+    cex2a_service_time : float
+        CEX2A adapter time per RSA operation [s].
+    cipher_sw_per_byte : float
+        Software cipher + MAC CPU per payload byte [s/B].
+    rsa_cpu : float
+        Software RSA-1024 private-key operation [s].
+    cipher_cpacf_per_byte : float
+        CPACF AES-128 cipher + MAC CPU per payload byte [s/B].
+    record_per_byte : float
+        Non-cipher CPU per payload byte (TCP/IP, copies) [s/B].
+    webseal_request_cpu : float
+        WebSEAL CPU per request besides the per-byte work [s].
+
+    Examples
+    --------
+    >>> c = SSLCosts()
+    >>> c.server(cpus=4, cex2a=True, cpacf=True, adapters=1).accelerator.adapters
+    1
+    >>> c.server(cpus=4, cex2a=False, cpacf=False).cipher.cpu_per_byte == c.cipher_sw_per_byte
+    True
+    """
+
+    handshake_cpu: float = param(
+        0.3e-3, unit="s", range=(0.0, 0.1),
+        source="assumed: key exchange, certificate and session set-up besides RSA, a fraction of a millisecond")
+    cex2a_service_time: float = param(
+        0.15e-3, unit="s", range=(1e-7, 0.1),
+        source="assumed: an RSA-1024 operation on the adapter an order of magnitude faster than in software")
+    cipher_sw_per_byte: float = param(
+        20e-9, unit="s/B", range=(0.0, 1e-6),
+        source="assumed: software AES-128 + SHA-1 at about 50 MB/s of one CPU")
+    rsa_cpu: float = param(
+        2e-3, unit="s", range=(1e-5, 0.1),
+        source="assumed: software RSA-1024 private-key operation of a few milliseconds; sets the time scale only")
+    cipher_cpacf_per_byte: float = param(
+        2e-9, unit="s/B", range=(0.0, 1e-7),
+        source="assumed: CPACF AES-128 + MAC about ten times faster than software; not documented")
+    record_per_byte: float = param(
+        5e-9, unit="s/B", range=(0.0, 1e-7),
+        source="assumed: non-cipher CPU per payload byte (TCP/IP, copies); not documented")
+    webseal_request_cpu: float = param(
+        0.5e-3, unit="s", range=(0.0, 0.1),
+        source="assumed: WebSEAL CPU per request besides per-byte work; not documented")
+
+    def __post_init__(self):
+        check_fields(self)
+
+    def server(self, cpus: int, cex2a: bool, cpacf: bool, adapters: int = 1) -> "SSLServer":
+        """The SSL server at these costs with/without a CEX2A of ``adapters`` adapters and CPACF."""
+        cipher = (CipherCost("AES-128 CPACF", self.cipher_cpacf_per_byte) if cpacf
+                  else CipherCost("AES-128 software", self.cipher_sw_per_byte))
+        acc = CryptoAccelerator("CEX2A", self.cex2a_service_time, adapters=adapters) if cex2a else None
+        return SSLServer(cpus, handshake_cpu=self.handshake_cpu, rsa_cpu=self.rsa_cpu, cipher=cipher,
+                         record_cpu_per_byte=self.record_per_byte, accelerator=acc)

@@ -36,8 +36,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing import mva
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, vectorized
+from zmodel.conventions import as_count, as_float_array, as_int_array, as_scalar, check_fields, vectorized
 from zmodel.units import KiB, MiB
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "TCPIP_HEADER_SIZE",
     "CONNECTION_PACKETS",
     "NetworkAdapter",
+    "NetworkCosts",
     "StackCost",
     "Workload",
     "AWM_WORKLOADS",
@@ -268,6 +270,74 @@ class StackCost:
     def __post_init__(self):
         for f in ("per_message", "per_packet", "per_byte", "per_connection"):
             object.__setattr__(self, f, as_scalar(f, getattr(self, f)))
+
+
+@dataclasses.dataclass(frozen=True)
+class NetworkCosts:
+    """Tunable CPU and adapter costs of a Linux TCP/IP path over OSA-Express adapters.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.network` derives its fit
+    parameters from them and maps the fitted values back with ``to_dataclass``. The
+    seeds print no per-message, per-packet or per-byte cost, so the defaults are
+    orders of magnitude (``assumed``).
+
+    Parameters
+    ----------
+    cpu_per_byte : float
+        Stack CPU time per payload byte (copy, checksum) [s/B].
+    osa_previous_per_packet : float
+        Per-packet time of the previous OSA-Express adapter [s].
+    cpu_per_message : float
+        Stack CPU time per message (system call, wake-up) [s].
+    cpu_per_packet : float
+        Stack CPU time per packet (TCP/IP, QDIO, interrupt) [s].
+    cpu_per_connection : float
+        Stack CPU time to open and close a connection (socket, connect/accept, close) [s].
+    osa2_per_packet : float
+        Per-packet time of an OSA-Express2 adapter [s].
+
+    Examples
+    --------
+    >>> c = NetworkCosts()
+    >>> c.stack().per_byte == c.cpu_per_byte
+    True
+    >>> c.per_packet_time("OSA-Express GbE") == c.osa_previous_per_packet
+    True
+    """
+
+    cpu_per_byte: float = param(
+        1e-9, unit="s/B", range=(0.0, 1e-7),
+        source="assumed: a copy and checksum at about 1 GB/s of one CPU")
+    osa_previous_per_packet: float = param(
+        20e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: previous OSA-Express per-packet time; the wavv08 '>20%' round-trip improvement "
+               "only requires it above about 11.3 us with the other defaults")
+    cpu_per_message: float = param(
+        10e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: order of magnitude of a system call plus a wake-up per message")
+    cpu_per_packet: float = param(
+        10e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: order of magnitude of TCP/IP plus QDIO processing per packet")
+    cpu_per_connection: float = param(
+        50e-6, unit="s", range=(0.0, 10e-3),
+        source="assumed: order of magnitude of socket, connect/accept and close")
+    osa2_per_packet: float = param(
+        5e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: OSA-Express2 per-packet time small enough that the adapter does not cap 10 GbE "
+               "streaming below the CPU")
+
+    def __post_init__(self):
+        check_fields(self)
+
+    def stack(self) -> StackCost:
+        """The CPU cost of one stack side at these values."""
+        return StackCost(per_message=self.cpu_per_message, per_packet=self.cpu_per_packet,
+                         per_byte=self.cpu_per_byte, per_connection=self.cpu_per_connection)
+
+    def per_packet_time(self, adapter: str) -> float:
+        """Per-packet adapter time: the previous OSA-Express for ``"OSA-Express GbE"``, else OSA-Express2 [s]."""
+        return self.osa_previous_per_packet if adapter == "OSA-Express GbE" else self.osa2_per_packet
 
 
 @dataclasses.dataclass(frozen=True)

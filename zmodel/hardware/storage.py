@@ -46,12 +46,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
+    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, check_fields,
+    vectorized,
 )
 
-__all__ = ["Disk", "RaidRank", "StorageServer", "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio",
+__all__ = ["Disk", "RaidRank", "ScsiPathParameters", "StorageServer", "OPERATIONS", "RAID_LEVELS", "lru_hit_ratio",
            "SaturationResult", "OpenLoadResult", "ClosedLoadResult", "NvsResult"]
 
 #: the four workloads
@@ -979,3 +981,40 @@ class StorageServer:
         r = mmck(lam, 1.0 / mu, 1, k)
         return NvsResult(full_probability=np.asarray(r.blocking_probability), destage_utilization=lam / mu,
                          destage_rate=mu, buffer_writes=int(k) if k.ndim == 0 else k)
+
+
+# ------------------------------------------------------------------------------- SCSI vs ECKD
+@dataclasses.dataclass(frozen=True)
+class ScsiPathParameters:
+    """Tunable differences of a SCSI/FCP path to a storage server against an ECKD/FICON one.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.storage` derives its fit
+    parameters from them (the TSM ECKD vs SCSI study of the WAVV 2008 deck prints only
+    percent changes, so both defaults are assumed).
+
+    Parameters
+    ----------
+    scsi_outstanding : float
+        Requests of one sequential stream in flight in the FCP LUN queue; ECKD without
+        PAV has one per subchannel [1].
+    scsi_cpu_cost_ratio : float
+        Linux CPU per byte moved, SCSI/FCP over ECKD/FICON [1].
+
+    Examples
+    --------
+    >>> ScsiPathParameters().scsi_outstanding
+    2.0
+    """
+
+    scsi_outstanding: float = param(
+        2.0, unit="1", range=(1.0, 32.0),
+        source="assumed: read-ahead keeps a couple of requests of a stream in the LUN queue (ECKD: one per "
+               "subchannel); range: one up to a typical LUN queue depth of 32")
+    scsi_cpu_cost_ratio: float = param(
+        1.2, unit="1", range=(0.1, 10.0),
+        source="assumed: the SCSI stack (SCSI mid-layer, zfcp) costs somewhat more CPU per byte than the "
+               "DASD driver")
+
+    def __post_init__(self):
+        check_fields(self)

@@ -38,12 +38,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    SaturationWarning, as_float_array, as_int_array, as_probability, vectorized, warn_saturated,
+    SaturationWarning, as_float_array, as_int_array, as_probability, check_fields, vectorized, warn_saturated,
 )
 
 __all__ = [
+    "HypervisorCosts",
     "LparDispatchResult",
     "lpar_dispatch",
     "IdleTickResult",
@@ -78,6 +80,43 @@ DEFAULT_TICK_COST = 20e-6          # CPU per idle-guest tick: CP dispatch + SIE 
 DEFAULT_TIME_SLICE = 5e-3          # z/VM dispatch (minor) time slice, SET SRM DSPSLICE [s]
 DEFAULT_SPIN_ITERATION = 20e-9     # one try of the spin loop (load, compare, branch) [s]
 DEFAULT_DIAGNOSE_COST = 10e-6      # one DIAG 44 / DIAG 9C intercept, round trip [s]
+
+
+@dataclasses.dataclass(frozen=True)
+class HypervisorCosts:
+    """Tunable parameters of a Linux guest's timer tick under z/VM.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.kernel_hypervisor` derives
+    its fit parameters from them and maps the values back with ``to_dataclass``.
+
+    Parameters
+    ----------
+    hz : float
+        Timer interrupts per second of the guest kernel [1/s].
+    cost_per_tick : float
+        Host CPU per tick of an idle guest (CP dispatch, SIE entry/exit, timer interrupt) [s];
+        :data:`DEFAULT_TICK_COST`.
+
+    Examples
+    --------
+    >>> c = HypervisorCosts()
+    >>> c.hz, c.cost_per_tick == DEFAULT_TICK_COST
+    (100.0, True)
+    """
+
+    hz: float = param(
+        100.0, unit="1/s", range=(100.0, 1000.0),
+        source="000_bf0694975d199a2d.txt (ibmsj.hz-24): 'In Linux 2.4, HZ is a constant whose value is set at "
+               "100 for almost every hardware architecture'; 002_3ef25dc9d706703e.txt (wavv08.timer-interrupt-"
+               "period): 'a heuristic model with a 10 ms timer interrupt'; range up to the 2.6 value 1000")
+    cost_per_tick: float = param(
+        DEFAULT_TICK_COST, unit="s", range=(1e-6, 1e-3),
+        source="assumed: not printed in the seeds; an order of magnitude of z/VM dispatch + SIE + a timer "
+               "interrupt on a z900/z990-class processor (DEFAULT_TICK_COST)")
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 # =====================================================================================

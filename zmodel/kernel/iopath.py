@@ -48,9 +48,11 @@ import numpy as np
 
 from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.queueing import machine_repairman, mva
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
-    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, vectorized,
+    as_choice, as_count, as_float_array, as_fraction, as_int_array, as_probability, as_scalar, check_fields,
+    vectorized,
 )
 from zmodel.units import MiB
 
@@ -63,6 +65,7 @@ __all__ = [
     "unplug_throughput",
     "elevator_seek_time",
     "IODevice",
+    "IOSchedulerCosts",
     "SchedulerResult",
     "scheduler_throughput",
     "anticipation_hold",
@@ -503,6 +506,44 @@ class SchedulerResult(Result):
     response_time: Any
     device_utilization: Any
     scheduler: str
+
+
+@dataclasses.dataclass(frozen=True)
+class IOSchedulerCosts:
+    """Tunable anticipatory-scheduler timeouts of the two systems the I/O-path fit models.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.kernel_iopath` derives its
+    fit parameters from them and maps the values back with ``to_dataclass``.
+    ``antic_expire`` is HZ/150 jiffies, at least one (Linux 2.6 ``as-iosched.c``:
+    ``default_antic_expire ((HZ / 150) ? HZ / 150 : 1)``).
+
+    Parameters
+    ----------
+    dss_antic_expire : float
+        ``antic_expire`` of the OSDL 8-way x86 decision-support system (HZ = 1000) [s].
+    zseries_antic_expire : float
+        ``antic_expire`` of Linux 2.6 on zSeries (HZ = 100) [s].
+
+    Examples
+    --------
+    >>> IOSchedulerCosts().zseries_antic_expire
+    0.01
+    """
+
+    dss_antic_expire: float = param(
+        6e-3, unit="s", range=(1e-3, 0.1),
+        source="Linux 2.6 as-iosched.c: 'default_antic_expire ((HZ / 150) ? HZ / 150 : 1)' jiffies, 6 ms at the "
+               "x86 HZ = 1000 of the OSDL system")
+    zseries_antic_expire: float = param(
+        10e-3, unit="s", range=(1e-3, 0.1),
+        source="Linux 2.6 as-iosched.c: 'default_antic_expire ((HZ / 150) ? HZ / 150 : 1)' jiffies; at HZ = 100 "
+               "that is 1 jiffy, 10 ms. HZ = 100 on System z: 002_3ef25dc9d706703e.txt (wavv08.timer-interrupt-"
+               "period) 'a heuristic model with a 10 ms timer interrupt'; the seeds do not state the zSeries 2.6 HZ "
+               "(ibmsj.hz-26: 1000 on some architectures)")
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @vectorized

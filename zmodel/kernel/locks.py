@@ -40,8 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
-from zmodel.conventions import as_float_array, as_int_array, as_probability, vectorized
+from zmodel.conventions import as_float_array, as_int_array, as_probability, check_fields, vectorized
 
 __all__ = [
     "LockResult",
@@ -65,6 +66,7 @@ __all__ = [
     "gettimeofday_slowdown",
     "DASD_MAJOR",
     "IA64_TICK",
+    "LockCosts",
 ]
 
 #: Block major number of the zSeries DASD driver (Linux ``include/linux/major.h``,
@@ -72,6 +74,79 @@ __all__ = [
 DASD_MAJOR = 94
 #: Timer tick of Linux on ia64 (``HZ = 1024``, Linux ``include/asm-ia64/param.h``) [s].
 IA64_TICK = 1.0 / 1024.0
+
+
+@dataclasses.dataclass(frozen=True)
+class LockCosts:
+    r"""Tunable costs of the Altix cache-line and page-fault spinlock models.
+
+    Each field declares its default, unit, plausible range and provenance once
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.kernel_locks` derives its
+    fit parameters from them and maps the fitted values back with ``to_dataclass``. The
+    Altix paper (seed ``003_b2fdde8a1106fead.txt``) prints slowdowns, processor counts and
+    improvement factors but no time, so the time defaults are orders of magnitude.
+
+    Parameters
+    ----------
+    transfer_time : float
+        Time to move a contended cache line to the next processor (:func:`atomic_update`) [s].
+    conflict_probability : float
+        Probability that a successful cmpxchg spoils another contender's attempt [1].
+    latency_growth : float
+        Relative growth of the transfer time per contending processor [1].
+    gettimeofday_time : float
+        Uncontended ``gettimeofday()`` on Altix [s].
+    tick : float
+        Timer tick of Linux on ia64, 1/HZ (:data:`IA64_TICK`) [s].
+    fault_work : float
+        Work of a page fault outside the page-table lock [s].
+    spinlock_handoff : float
+        Per-waiter hand-off of an Altix 2.4 ticket spinlock (:func:`ticket_lock`) [s].
+    page_table_lock_serial : float
+        Critical section of the ``page_table_lock`` on the fault path [s].
+    superblock_lock_serial : float
+        Critical section of the /dev/zero super-block lock [s].
+
+    Examples
+    --------
+    >>> c = LockCosts()
+    >>> c.tick == IA64_TICK, c.page_table_lock_serial
+    (True, 0.0)
+    """
+
+    transfer_time: float = param(
+        2e-6, unit="s", range=(1e-9, 1e-4),
+        source="assumed: a remote cache-line transfer of about a microsecond over a few NUMA routers")
+    conflict_probability: float = param(
+        0.02, unit="1", range=(0.0, 1.0),
+        source="assumed: a cmpxchg rarely loses to a competing update; a probability")
+    latency_growth: float = param(
+        0.0, unit="1", range=(0.0, 1.0),
+        source="assumed: 0, not separable from conflict_probability with the three printed gettimeofday "
+               "slowdowns (both make the per-update cost grow linearly with the contenders)")
+    gettimeofday_time: float = param(
+        1e-6, unit="s", range=(1e-9, 1e-4),
+        source="assumed: an uncontended system call of about a microsecond (not printed)")
+    tick: float = param(
+        IA64_TICK, unit="s", range=(1.0 / 1200.0, 1.0 / 100.0),
+        source="Linux include/asm-ia64/param.h: HZ = 1024, so 1/1024 s; range: HZ from 100 to 1200")
+    fault_work: float = param(
+        10e-6, unit="s", range=(1e-9, 1.0),
+        source="assumed: zeroing a 16 KB page plus the fault path, about 10 us; only its ratio to the "
+               "hand-off is identifiable (the figures print no times)")
+    spinlock_handoff: float = param(
+        0.2e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: one remote cache-line transfer per waiter, about 200 ns")
+    page_table_lock_serial: float = param(
+        0.0, unit="s", range=(0.0, 1.0),
+        source="assumed: 0, the page_table_lock critical section is a flag test and a pte store, negligible "
+               "beside the hand-off")
+    superblock_lock_serial: float = param(
+        0.0, unit="s", range=(0.0, 1.0),
+        source="assumed: 0, the /dev/zero super-block lock guards two counters, negligible beside the hand-off")
+
+    def __post_init__(self):
+        check_fields(self, fractions=("conflict_probability",))
 
 
 # --------------------------------------------------------------------------- results

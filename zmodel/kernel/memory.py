@@ -55,6 +55,7 @@ __all__ = [
     "MemoryOverheadResult",
     "mm_overhead",
     "DbenchMemoryModel",
+    "DbenchMemoryCosts",
     "MemoryThroughputResult",
     "PageTableMemoryResult",
     "page_table_memory",
@@ -555,6 +556,58 @@ class DbenchMemoryModel:
 
 
 # --------------------------------------------------------------------------- page tables
+@dataclasses.dataclass(frozen=True)
+class DbenchMemoryCosts:
+    """Tunable costs of :class:`DbenchMemoryModel` besides the instruction costs, declared once.
+
+    Each field declares its default, unit, plausible range and provenance
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.kernel_memory` derives its
+    fit parameters from them and maps them back with ``to_dataclass``.
+
+    Parameters
+    ----------
+    cpu_time : float
+        CPU time per 4 KB page outside memory management (system calls, copy, file
+        system), the same for both kernels (:class:`DbenchMemoryModel`'s ``cpu_time``) [s].
+    ipte_relative : float
+        IPTE stall as a fraction of a global purge's, for both its parts [1].
+    serial_time_24 : float
+        Linux 2.4 per-page hold of the global page-cache/LRU spinlocks (2.6: per-mapping and
+        per-zone locks, serial time 0) [s].
+
+    Examples
+    --------
+    >>> c = DbenchMemoryCosts()
+    >>> c.serial_time("2.4") == c.serial_time_24, c.serial_time("2.6")
+    (True, 0.0)
+    >>> c.instruction_costs(InstructionCosts(purge=1e-6)).ipte == c.ipte_relative * 1e-6
+    True
+    """
+
+    cpu_time: float = param(20e-6, unit="s", range=(1e-7, 1e-3),
+                            source="assumed: a 4 KB copy plus a few system calls and file-system work, tens of "
+                                   "microseconds (not printed)")
+    ipte_relative: float = param(0.05, unit="1", range=(0.0, 1.0),
+                                 source="assumed: a twentieth; ibmsj (000_bf0694975d199a2d.txt) 'Memory management': "
+                                        "'IPTE is an expensive instruction, its use in this context is much faster "
+                                        "than the alternative implementation'")
+    serial_time_24: float = param(0.1e-6, unit="s", range=(0.0, 1e-4),
+                                  source="assumed: a short critical section of the 2.4 global page-cache/LRU "
+                                         "spinlocks per page (not printed)")
+
+    def __post_init__(self):
+        check_fields(self, fractions=("ipte_relative",))
+
+    def serial_time(self, kernel: str) -> float:
+        """Globally serialised time per page of ``kernel``: ``serial_time_24`` for 2.4, else 0 [s]."""
+        return self.serial_time_24 if _check_kernel(kernel) == "2.4" else 0.0
+
+    def instruction_costs(self, costs: InstructionCosts) -> InstructionCosts:
+        """``costs`` with the IPTE parts set to ``ipte_relative`` times the purge's."""
+        return dataclasses.replace(costs, ipte=self.ipte_relative * costs.purge,
+                                   ipte_per_cpu=self.ipte_relative * costs.purge_per_cpu)
+
+
 @dataclasses.dataclass(frozen=True)
 class PageTableMemoryResult(Result):
     """Page-table memory of processes sharing one buffer (see :func:`page_table_memory`).

@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing import mm1, mva
+from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
     as_count, as_float_array, as_int_array, as_probability, as_scalar, vectorized, check_fields,
@@ -49,6 +50,7 @@ from zmodel.units import GiB
 
 __all__ = [
     "AltixTopology",
+    "NumaCosts",
     "NumaLatency",
     "LatencyRangeResult",
     "latency_ratio_range",
@@ -997,3 +999,108 @@ def hugetlb_zeroing(cpus, region_bytes, *, pool_bytes: float | None = None, syst
     return ZeroingResult(time=out["time"], bandwidth=out["bandwidth"],
                          speedup=speedup, mean_ratio=out["mean_ratio"],
                          memory_utilization=out["memory_utilization"])
+
+
+# --------------------------------------------------------------------------- parameters
+@dataclasses.dataclass(frozen=True)
+class NumaCosts:
+    """Tunable latencies, bandwidths and sizes of the Altix NUMA models, declared once.
+
+    Each field declares its default, unit, plausible range and provenance
+    (:func:`zmodel.queueing._params.param`); :mod:`zmodel.fits.kernel_numa` derives its
+    fit parameters from them and maps the fitted values back with ``to_dataclass``. The
+    defaults are data-independent orders of magnitude (a fit starts there); the defaults
+    of :class:`NumaLatency` and :class:`PioCosts` are instead the documented Table 1/3
+    numbers and the fitted latency, for direct use of those classes.
+
+    Parameters
+    ----------
+    local_latency, nearest_ratio, per_router_ratio : float
+        :class:`NumaLatency`'s ``local`` [s], ``nearest_ratio`` [1], ``per_router_ratio`` [1].
+    outstanding : float
+        Cache-line writes one CPU keeps in flight while zeroing (:func:`hugetlb_zeroing`) [1].
+    line_size : float
+        Cache-line size [B].
+    node_bandwidth : float
+        Memory bandwidth of one node's controller [B/s].
+    pio_round_trip, pio_dma_flush, pio_write_drain, chipset_read : float
+        :class:`PioCosts`' ``round_trip``, ``dma_flush``, ``write_drain``, ``chipset_read`` [s].
+    dma_io_time : float
+        Time per I/O outside the consistent-buffer accesses (:func:`dma_buffer_iops`' ``io_time``) [s].
+    dma_accesses : float
+        Latency-bound device accesses to the consistent buffer per I/O (``accesses_per_io``) [1].
+    page_size : float
+        Base page size of Linux for Altix [B].
+    slab_bytes_per_page : float
+        Slab memory (buffer heads) allocated per page-cache page (:func:`page_cache_placement`) [B].
+
+    Examples
+    --------
+    >>> c = NumaCosts()
+    >>> c.latency().local == c.local_latency, c.pio().round_trip == c.pio_round_trip
+    (True, True)
+    """
+
+    local_latency: float = param(
+        200e-9, unit="s", range=(20e-9, 2e-6),
+        source="assumed: a DRAM access behind a node controller, about 200 ns (the seed prints no latency)")
+    nearest_ratio: float = param(
+        2.0, unit="1", range=(1.0, 5.0),
+        source="assumed: 2, inside the printed range; 003_b2fdde8a1106fead.txt: 'The ratio of remote to local "
+               "memory access times on an Altix system varies from 1.9 to 3.5'")
+    per_router_ratio: float = param(
+        0.5, unit="1", range=(0.0, 3.0),
+        source="assumed: half a local latency per router crossed (the printed 1.9 to 3.5 spans a few routers)")
+    outstanding: float = param(
+        4.0, unit="1", range=(1.0, 64.0),
+        source="assumed: cache-line writes one CPU keeps in flight while zeroing (not printed)")
+    line_size: float = param(
+        128.0, unit="B", range=(32.0, 512.0),
+        source="assumed: 128-byte L2/L3 lines of the Itanium 2 (Intel's Itanium 2 reference manual; page not "
+               "checked here); not in the seed")
+    node_bandwidth: float = param(
+        6.4e9, unit="B/s", range=(1e8, 1e12),
+        source="assumed: one node's memory controller at the 6.4 GB/s of an Itanium 2 front-side bus "
+               "(400 MT/s x 16 B)")
+    pio_round_trip: float = param(
+        1e-6, unit="s", range=(1e-8, 1e-4),
+        source="assumed: a round trip to the I/O brick over a few routers, about 1 us")
+    pio_dma_flush: float = param(
+        1e-6, unit="s", range=(0.0, 1e-4),
+        source="assumed: the DMA-write flush after a normal PIO read, of the order of a round trip")
+    pio_write_drain: float = param(
+        100e-9, unit="s", range=(0.0, 1e-5),
+        source="assumed: a posted PIO write drains in about 100 ns")
+    chipset_read: float = param(
+        500e-9, unit="s", range=(1e-9, 1e-5),
+        source="assumed: a local chipset register read of about 500 ns")
+    dma_io_time: float = param(
+        10e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: device and driver time per I/O outside the consistent-buffer accesses, about 10 us")
+    dma_accesses: float = param(
+        10.0, unit="1", range=(0.1, 1000.0),
+        source="assumed: about ten latency-bound device accesses to the consistent buffer per I/O "
+               "(descriptors, status words)")
+    page_size: float = param(
+        16384.0, unit="B", range=(4096.0, 2.0 ** 30),
+        source="assumed: 16 KiB base pages of Linux for Altix on ia64 (not printed in the seed)")
+    slab_bytes_per_page: float = param(
+        1000.0, unit="B", range=(0.0, 16384.0),
+        source="assumed: buffer heads of about 1 KB per page-cache page")
+
+    def __post_init__(self):
+        check_fields(self)
+
+    def latency(self) -> NumaLatency:
+        """The latency model at these values."""
+        return NumaLatency(local=self.local_latency, nearest_ratio=self.nearest_ratio,
+                           per_router_ratio=self.per_router_ratio)
+
+    def dma_iops(self, routers):
+        """:func:`dma_buffer_iops` of a consistent buffer ``routers`` hops from the device (-1: local) [1/s]."""
+        return dma_buffer_iops(self.dma_io_time, self.dma_accesses, routers, self.latency()).iops
+
+    def pio(self) -> PioCosts:
+        """The PIO costs at these values."""
+        return PioCosts(round_trip=self.pio_round_trip, dma_flush=self.pio_dma_flush,
+                        write_drain=self.pio_write_drain, chipset_read=self.chipset_read)
