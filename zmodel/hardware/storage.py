@@ -652,20 +652,50 @@ class StorageServer:
         if self.disk_count < self.rank_width:
             raise ValueError(f"disk_count must be at least rank_width ({self.rank_width}), got {self.disk_count}")
 
+    #: optional catalog parameters (``storage_servers.csv``) -> constructor fields: the
+    #: internal limits a server's row may source; absent rows keep the field's default
+    #: (not a limit)
+    CATALOG_LIMITS: ClassVar[dict[str, str]] = {
+        "host_adapter_rate": "adapter_rate", "device_adapters": "device_adapters",
+        "device_adapter_rate": "device_adapter_rate", "clusters": "clusters", "cluster_time": "cluster_time",
+        "cache_bandwidth": "cache_bandwidth", "mirror_rate": "mirror_rate"}
+
     @classmethod
-    def from_catalog(cls, name: str, **overrides) -> "StorageServer":
+    def from_catalog(cls, name: str, *, data_dir=None, **overrides) -> "StorageServer":
         """Build from ``zmodel/_data/hardware/storage_servers.csv`` via :mod:`zmodel.hardware.catalog`.
 
-        ``overrides`` replace constructor arguments (e.g. ``links=8``).
+        Parameters
+        ----------
+        name : str
+            Catalog name or alias, e.g. ``"ESS-800"``.
+        data_dir : path-like, optional
+            Folder holding ``hardware/``.
+        **overrides
+            Constructor arguments that replace the catalog's (e.g. ``links=8``).
+
+        Returns
+        -------
+        StorageServer
+
+        Notes
+        -----
+        Besides the drive, cache, NVS, disk count, rank width and link rate, a row may
+        give the internal limits of :data:`CATALOG_LIMITS` (``host_adapter_rate`` [1/s],
+        ``device_adapters`` [1], ``device_adapter_rate`` [B/s], ``clusters`` [1],
+        ``cluster_time`` [s], ``cache_bandwidth`` [B/s], ``mirror_rate`` [B/s]); a limit
+        without a sourced row stays at its default (not a limit).
         """
         from zmodel.hardware import catalog
 
-        p = catalog.component("storage_servers", name)
+        p = catalog.component("storage_servers", name, data_dir=data_dir)
         disk = Disk.from_specs(p["disk_rpm"], p["disk_media_rate"], int(p["disk_cylinders"]),
                                p["disk_average_seek"], p["disk_full_stroke_seek"], p["disk_track_seek"])
         args = dict(name=name, cache_size=p["cache_size"], nvs_size=p["nvs_size"], disk=disk,
                     disk_count=int(p["disk_count"]), rank_width=int(p["rank_width"]),
                     link_rate=p["link_rate"])
+        for key, field in cls.CATALOG_LIMITS.items():
+            if key in p:
+                args[field] = int(p[key]) if field in ("device_adapters", "clusters") else p[key]
         args.update(overrides)
         return cls(**args)
 
