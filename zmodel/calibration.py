@@ -456,8 +456,23 @@ class Model:
         func = self.checks.get(id)
         return None if func is None else bool(func(dict(params)))
 
+    def prefetch(self, values) -> None:
+        """Hook: prepare the predictions at several parameter vectors at once (default: nothing).
+
+        The engine calls it with the list of parameter dicts it is about to evaluate -- one
+        for a plain evaluation, all the finite-difference steps of a Jacobian together --
+        before asking :meth:`predict` row by row. A model whose rows share expensive
+        evaluations can solve them for every vector in one batched call and put them in
+        :meth:`memo`, where the predictors then find them. It must not change any number:
+        the predictors compute the same values without it.
+        """
+
     #: entries kept by :meth:`memo` before it starts afresh
     memo_size: int = 4096
+
+    def memoised(self, key) -> bool:
+        """Whether :meth:`memo` holds ``key``."""
+        return key in self.__dict__.get("_memo_store", {})
 
     def memo(self, key, func: Callable[[], Any]):
         """``func()``, computed once per hashable ``key`` (the one cache of the fits' expensive evaluations).
@@ -781,6 +796,8 @@ def _validate_params(params: Parameters):
 def _evaluate(model, table, values, relative):
     """Predict every fitted-kind row; return arrays (pred, a, b, residual)."""
     n = len(table)
+    if hasattr(model, "prefetch"):
+        model.prefetch([values])
     pred, pa, pb, res = (np.full(n, math.nan) for _ in range(4))
     for k, (id_, kind, meas) in enumerate(zip(table["id"], table["kind"], table["measured"])):
         value, a, b, pc = _interpret(id_, kind, model.predict(id_, values))
@@ -1075,8 +1092,16 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
     xbest = problem.x0.copy()
     jac = np.zeros((len(used_tab), 0))
     active_mask = np.zeros(len(free), dtype=int)
+    def batched(f, steps):
+        # the finite-difference steps of one Jacobian, announced to the model together
+        # (Model.prefetch); scipy then evaluates them one by one, as it would without this
+        steps = list(steps)
+        if hasattr(model, "prefetch"):
+            model.prefetch([problem.values_of(z) for z in steps])
+        return list(map(f, steps))
+
     if free and len(used_tab):
-        kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point")
+        kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point", workers=batched)
         kw.update(least_squares_kwargs)
         sol = optimize.least_squares(fun, problem.x0 / s, bounds=(problem.lower / s, problem.upper / s),
                                      max_nfev=max_nfev, **kw)

@@ -46,6 +46,7 @@ the kernel models) and :mod:`zmodel.queueing` only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -1196,6 +1197,12 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
     return p
 
 
+@functools.lru_cache(maxsize=4096)
+def _memory_overhead(f, w, s, c) -> float:
+    """:func:`memory_overhead` of validated, hashable inputs, computed once per distinct system."""
+    return memory_overhead(f, w, s, c)
+
+
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
     from zmodel.kernel.locks import spinlock
@@ -1254,24 +1261,31 @@ def _compose_all(calls) -> list[SystemResult]:
                 + terms["memory"] + terms["lock_hold"]) * np.ones(B)
         spin_total = np.zeros(B)
         waste = np.zeros(B)
-        for j in range(slots):
-            has = ~np.isnan(lock_acq[j])
-            acq, hold = lock_acq[j], lock_hold[j]
+        if slots:
+            # every global lock of every network: its queue of CPUs (the think times follow
+            # this pass's base demand and busy fraction), solved per CPU count in one call
+            has = ~np.isnan(lock_acq)
             busy = np.clip(u_cpu, 1e-6, 1.0)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                think = np.maximum(base / acq - hold, 0.0) / busy
-            # a composition whose lock is acquired so rarely that it is never contended skips it
-            bad = np.zeros(len(preps), dtype=bool)
-            np.logical_or.at(bad, seg[has], ~np.isfinite(think[has]))
-            has &= ~bad[seg]
-            for n_cpu in np.unique(ncpu[has]):
-                idx = np.flatnonzero(has & (ncpu == n_cpu))
-                lk = spinlock(int(n_cpu), think[idx], hold[idx])
-                spin_total[idx] = spin_total[idx] + np.asarray(lk.spin_fraction, dtype=float)
-                over = ~np.isnan(lock_waste[j, idx])
-                if over.any():
-                    k = idx[over]
-                    waste[k] = waste[k] + acq[k] * np.asarray(lk.utilization, dtype=float)[over] * lock_waste[j, k]
+                think = np.maximum(base / lock_acq - lock_hold, 0.0) / busy
+            for j in range(slots):
+                # a composition whose lock is acquired so rarely that it is never contended skips it
+                bad = np.zeros(len(preps), dtype=bool)
+                np.logical_or.at(bad, seg[has[j]], ~np.isfinite(think[j, has[j]]))
+                has[j] &= ~bad[seg]
+            spin = np.zeros((slots, B))
+            util_lock = np.zeros((slots, B))
+            for n_cpu in np.unique(ncpu[has.any(axis=0)]):
+                sel = has & (ncpu == n_cpu)
+                lk = spinlock(int(n_cpu), think[sel], lock_hold[sel])
+                spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
+                util_lock[sel] = np.asarray(lk.utilization, dtype=float)
+            for j in range(slots):   # in the order of the locks, as compose adds them
+                idx = np.flatnonzero(has[j])
+                spin_total[idx] = spin_total[idx] + spin[j, idx]
+                over = idx[~np.isnan(lock_waste[j, idx])]
+                if over.size:
+                    waste[over] = waste[over] + lock_acq[j, over] * util_lock[j, over] * lock_waste[j, over]
         spin_total = np.minimum(spin_total, 0.95)
         d_cpu = (base + waste) / (speed_phi * (1.0 - spin_total))
         d_disk = disk_base + antic * u_disk
@@ -1312,7 +1326,7 @@ def _compose_all(calls) -> list[SystemResult]:
                       D_cpu=float(d_cpu[sl][-1]), D_disk=float(d_disk[sl][-1]), spin=float(spin_total[sl][-1]),
                       Z=float(w.think_time))
         res = float(residual[i])
-        out.append(SystemResult(**vals, memory_overhead=memory_overhead(p.f, w, s, p.c),
+        out.append(SystemResult(**vals, memory_overhead=_memory_overhead(p.f, w, s, p.c),
                                 features=",".join(sorted(_used_features(p.f, w, s, p.sched))), parameters=params,
                                 residual=res, converged=bool(res < FIXED_POINT_TOL)))
     return out

@@ -199,7 +199,11 @@ def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
         nqueue = 0
         for k in range(K):
             c = servers[b, k]
-            if c == 1.0:
+            if c == 1.0 and D[b, k] == 0.0:
+                # a single server without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a
+                # delay of zero; solved as one (it adds exactly nothing to any sum)
+                kind[k] = _DELAY
+            elif c == 1.0:
                 kind[k] = _QUEUE
                 qidx[nqueue] = k
                 nqueue += 1
