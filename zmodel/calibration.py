@@ -1330,7 +1330,8 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
 
 
 def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
-                   progress: bool | None = None, **calibrate_kwargs):
+                   progress: bool | None = None, groups: Mapping[str, str] | None = None, full=None,
+                   **calibrate_kwargs):
     """Leave-one-out cross-validation: refit without each used measurement, predict it.
 
     Parameters
@@ -1345,6 +1346,14 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         As for :func:`calibrate`.
     progress : bool, optional
         Show a tqdm progress bar; default: only on a terminal and when ``CI`` is unset.
+    groups : mapping id -> str, optional
+        Leave out a whole group at a time (e.g. every row of one benchmark, when its rows
+        share a cause): each refit drops every used, informative row of one group and
+        predicts all of them. Rows the mapping does not name form a group of their own.
+        Default: every row is its own group (plain leave-one-out).
+    full : CalibrationResult, optional
+        The fit on all rows with the same model, rows and settings (saves refitting it); its
+        ``init_params`` are the refits' starting values either way.
     **calibrate_kwargs
         Passed to :func:`calibrate` (``scale``, ``params``, ...).
 
@@ -1352,8 +1361,8 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     -------
     pandas.DataFrame
         One row per used, informative fitted-kind measurement (configuration echoes are
-        not predictions: left out): id, kind, unit, measured,
-        predicted_full (all data), predicted_loo (that row left out), percent_error_full,
+        not predictions: left out): id, group (the fold that left it out), kind, unit, measured,
+        predicted_full (all data), predicted_loo (that row's group left out), percent_error_full,
         percent_error_loo (``100 (p - m)/|m|``; NaN for a bound: bounds are judged by
         bound_satisfied_loo, satisfied or violated by the left-out prediction, never
         scored as a percent), residual_loo (fit-scale residual), success (False: the refit
@@ -1362,8 +1371,10 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         left-out value rests on that parameter's initial value) and
         unidentified_without (those parameters). ``.attrs`` holds the summary:
         ``median_abs_percent_error``, ``mean_abs_percent_error`` (over value rows),
-        ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (refits that did not
-        converge), ``median_abs_percent_error_predictable`` and ``n_unpredictable``.
+        ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (rows whose refit did not
+        converge), ``failed_refits`` (refits that did not converge), ``refits``,
+        ``median_abs_percent_error_predictable``, ``n_unpredictable`` and
+        ``by_group`` (group -> median absolute percent error of its left-out value rows).
 
     Notes
     -----
@@ -1372,6 +1383,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     with :math:`h_{ii}` the leverage (Draper & Smith 1998, sec. 8.1 / PRESS).
     Each refit starts from the caller's initial parameter values, not from the
     full-data optimum, so that no left-out number leaks into its own prediction.
+    Leaving out groups (Hastie, Tibshirani & Friedman, *The Elements of Statistical
+    Learning*, 2nd ed., 2009, sec. 7.10) judges a model on rows that share no cause with
+    the rows it was fitted to.
 
     Examples
     --------
@@ -1384,11 +1398,14 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     >>> cv = cross_validate(m, data, progress=False)
     >>> round(cv.attrs["median_abs_percent_error"], 6)
     0.0
+    >>> cross_validate(m, data, groups={"doc.y0": "A", "doc.y1": "A"}, progress=False).attrs["refits"]
+    2
     """
     import pandas as pd
 
     exclude = [exclude] if isinstance(exclude, str) else list(exclude)
-    full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
+    if full is None:
+        full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
     kw = dict(calibrate_kwargs)
     # Each refit starts from the caller's initial values, never from the full-data optimum:
     # a warm start would carry the left-out number into its own "prediction" whenever the
@@ -1397,26 +1414,36 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     r = full.residuals
     # configuration echoes (no free parameter moves them) are not predictions: not cross-validated
     todo = r.loc[r["used_in_fit"] & r["informative"].astype(bool)]
-    rows = []
-    for _, row in _progress(todo.iterrows(), len(todo), "leave-one-out", progress):
-        loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights, **kw)
-        lr = loo.residuals.set_index("id").loc[row["id"]]
-        m, p = row["measured"], lr["predicted"]
-        perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
-        full_perr = row["percent_error"]
-        bound = row["kind"] in _UPPER + _LOWER
-        satisfied_loo = bool(lr["residual"] == 0) if bound else None
-        if bound:   # a bound is satisfied or violated, never scored as a percent error
-            perr = full_perr = math.nan
+    if groups is not None and not isinstance(groups, Mapping):
+        raise ValueError(f"groups must be a mapping id -> group name, got {type(groups).__name__}")
+    label = {i: (groups or {}).get(i, i) for i in todo["id"]}
+    folds: dict[str, list] = {}
+    for _, row in todo.iterrows():
+        folds.setdefault(label[row["id"]], []).append(row)
+    rows, failed_refits = [], 0
+    for name, members in _progress(folds.items(), len(folds), "leave-one-out", progress):
+        out_ids = [row["id"] for row in members]
+        loo = calibrate(model, measurements, exclude=exclude + out_ids, weights=weights, **kw)
+        failed_refits += not loo.success
         t = loo.parameter_table
         lost = [n for n in t.index[t["vary"] & ~t["identifiable"]]
                 if n not in set(full.parameter_table.index[~full.parameter_table["identifiable"]])]
-        rows.append(dict(id=row["id"], kind=row["kind"], unit=row["unit"], measured=m,
-                         predicted_full=row["predicted"], predicted_loo=p,
-                         percent_error_full=full_perr, percent_error_loo=perr,
-                         residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
-                         predictable=not lost, unidentified_without=", ".join(lost)))
-    out = pd.DataFrame(rows, columns=["id", "kind", "unit", "measured", "predicted_full", "predicted_loo",
+        lres = loo.residuals.set_index("id")
+        for row in members:
+            lr = lres.loc[row["id"]]
+            m, p = row["measured"], lr["predicted"]
+            perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
+            full_perr = row["percent_error"]
+            bound = row["kind"] in _UPPER + _LOWER
+            satisfied_loo = bool(lr["residual"] == 0) if bound else None
+            if bound:   # a bound is satisfied or violated, never scored as a percent error
+                perr = full_perr = math.nan
+            rows.append(dict(id=row["id"], group=name, kind=row["kind"], unit=row["unit"], measured=m,
+                             predicted_full=row["predicted"], predicted_loo=p,
+                             percent_error_full=full_perr, percent_error_loo=perr,
+                             residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
+                             predictable=not lost, unidentified_without=", ".join(lost)))
+    out = pd.DataFrame(rows, columns=["id", "group", "kind", "unit", "measured", "predicted_full", "predicted_loo",
                                       "percent_error_full", "percent_error_loo", "residual_loo",
                                       "bound_satisfied_loo", "success", "predictable", "unidentified_without"])
     values = out[out["bound_satisfied_loo"].isna()] if len(out) else out
@@ -1430,8 +1457,13 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     out.attrs["bounds"] = int(len(bounds)) if bounds is not None else 0
     # a refit that did not converge is a failure, counted, not silently averaged
     out.attrs["n_failed"] = int((~out["success"].astype(bool)).sum()) if len(out) else 0
+    out.attrs["failed_refits"] = int(failed_refits)
+    out.attrs["refits"] = len(folds)
     # rows whose removal leaves a parameter that only they determined: their left-out
     # "prediction" rests on that parameter's initial value, not on the other data
     out.attrs["median_abs_percent_error_predictable"] = float(b.median()) if len(b) else math.nan
     out.attrs["n_unpredictable"] = int((~out["predictable"].astype(bool)).sum())
+    out.attrs["by_group"] = {g: float(v["percent_error_loo"].abs().dropna().median())
+                             if v["percent_error_loo"].notna().any() else math.nan
+                             for g, v in values.groupby("group", sort=False)} if len(values) else {}
     return out

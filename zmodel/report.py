@@ -267,6 +267,11 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
                         result = _registry.load(target)()
                     done[target] = result
                 text = result.report() if echo else None
+                cal = _registry.load(target) if echo and target != KERNEL_SUMMARY else None
+                if getattr(cal, "groups", None):   # leave-one-benchmark-out (memoised: the summary reuses it)
+                    from zmodel.fits.kernel_report import group_report
+
+                    text += "\n\n" + group_report(cal.cross_validate(grouped=True))
             except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
                 if on_error is None:
                     raise

@@ -1255,56 +1255,70 @@ def _compose_all(calls) -> list[SystemResult]:
     u_disk = np.zeros(B)
     runnable = np.maximum(1.0, rfrac * pop.astype(float))
     residual = np.full(len(preps), math.inf)
+    x, util, spin_total = np.zeros(B), np.zeros((B, 7)), np.zeros(B)
+    d_cpu, d_disk = np.zeros(B), np.zeros(B)
+    active = np.ones(len(preps), dtype=bool)
     for _ in range(FIXED_POINT_ITERATIONS):
-        sched = _scheduler_time(switches, switch_time, scan, np.maximum(1.0, runnable))
-        base = (terms["user"] + sched + terms["block_io"] + terms["network"] + terms["threads"] + terms["fork"]
-                + terms["memory"] + terms["lock_hold"]) * np.ones(B)
-        spin_total = np.zeros(B)
-        waste = np.zeros(B)
+        # the networks of the compositions whose fixed point is not yet exact (an exact one
+        # would repeat its last pass bit for bit: compose stops there)
+        ix = np.flatnonzero(active[seg])
+        sg = seg[ix]
+        nb = ix.size
+        sched = _scheduler_time(switches[ix], switch_time[ix], scan[ix], np.maximum(1.0, runnable[ix]))
+        base = (terms["user"][ix] + sched + terms["block_io"][ix] + terms["network"][ix] + terms["threads"][ix]
+                + terms["fork"][ix] + terms["memory"][ix] + terms["lock_hold"][ix]) * np.ones(nb)
+        spin_a = np.zeros(nb)
+        waste = np.zeros(nb)
         if slots:
             # every global lock of every network: its queue of CPUs (the think times follow
             # this pass's base demand and busy fraction), solved per CPU count in one call
-            has = ~np.isnan(lock_acq)
-            busy = np.clip(u_cpu, 1e-6, 1.0)
+            acq_a, hold_a, waste_a, ncpu_a = lock_acq[:, ix], lock_hold[:, ix], lock_waste[:, ix], ncpu[ix]
+            has = ~np.isnan(acq_a)
+            busy = np.clip(u_cpu[ix], 1e-6, 1.0)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                think = np.maximum(base / lock_acq - lock_hold, 0.0) / busy
+                think = np.maximum(base / acq_a - hold_a, 0.0) / busy
             for j in range(slots):
                 # a composition whose lock is acquired so rarely that it is never contended skips it
                 bad = np.zeros(len(preps), dtype=bool)
-                np.logical_or.at(bad, seg[has[j]], ~np.isfinite(think[j, has[j]]))
-                has[j] &= ~bad[seg]
-            spin = np.zeros((slots, B))
-            util_lock = np.zeros((slots, B))
-            for n_cpu in np.unique(ncpu[has.any(axis=0)]):
-                sel = has & (ncpu == n_cpu)
-                lk = spinlock(int(n_cpu), think[sel], lock_hold[sel])
+                np.logical_or.at(bad, sg[has[j]], ~np.isfinite(think[j, has[j]]))
+                has[j] &= ~bad[sg]
+            spin = np.zeros((slots, nb))
+            util_lock = np.zeros((slots, nb))
+            for n_cpu in np.unique(ncpu_a[has.any(axis=0)]):
+                sel = has & (ncpu_a == n_cpu)
+                lk = spinlock(int(n_cpu), think[sel], hold_a[sel])
                 spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
                 util_lock[sel] = np.asarray(lk.utilization, dtype=float)
             for j in range(slots):   # in the order of the locks, as compose adds them
                 idx = np.flatnonzero(has[j])
-                spin_total[idx] = spin_total[idx] + spin[j, idx]
-                over = idx[~np.isnan(lock_waste[j, idx])]
+                spin_a[idx] = spin_a[idx] + spin[j, idx]
+                over = idx[~np.isnan(waste_a[j, idx])]
                 if over.size:
-                    waste[over] = waste[over] + lock_acq[j, over] * util_lock[j, over] * lock_waste[j, over]
-        spin_total = np.minimum(spin_total, 0.95)
-        d_cpu = (base + waste) / (speed_phi * (1.0 - spin_total))
-        d_disk = disk_base + antic * u_disk
-        demands = np.stack([d_cpu, other[:, 0], other[:, 1], other[:, 2], d_disk, ctrl, ext], axis=-1)
-        r = mva(demands, pop, think_time, servers=servers)
-        x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
-        util = np.atleast_2d(np.asarray(r.utilization, dtype=float))
-        u_new = np.clip(util[:, 0], 0.0, 1.0)
-        u_cpu_next = np.where(pop > 0, u_new, 1.0)
-        u_disk_next = np.clip(util[:, 4], 0.0, 1.0)
-        change = np.maximum(np.abs(u_cpu_next - u_cpu), np.abs(u_disk_next - u_disk))
-        residual = np.maximum.reduceat(change, starts)
-        u_cpu, u_disk = u_cpu_next, u_disk_next
+                    waste[over] = waste[over] + acq_a[j, over] * util_lock[j, over] * waste_a[j, over]
+        spin_a = np.minimum(spin_a, 0.95)
+        dc = (base + waste) / (speed_phi[ix] * (1.0 - spin_a))
+        dd = disk_base[ix] + antic[ix] * u_disk[ix]
+        demands = np.stack([dc, other[ix, 0], other[ix, 1], other[ix, 2], dd, ctrl[ix], ext[ix]], axis=-1)
+        r = mva(demands, pop[ix], think_time[ix], servers=servers[ix])
+        x[ix] = r.throughput
+        ut = np.atleast_2d(np.asarray(r.utilization, dtype=float))
+        util[ix] = ut
+        spin_total[ix], d_cpu[ix], d_disk[ix] = spin_a, dc, dd
+        u_new = np.clip(ut[:, 0], 0.0, 1.0)
+        u_cpu_next = np.where(pop[ix] > 0, u_new, 1.0)
+        u_disk_next = np.clip(ut[:, 4], 0.0, 1.0)
+        change = np.maximum(np.abs(u_cpu_next - u_cpu[ix]), np.abs(u_disk_next - u_disk[ix]))
+        first = np.flatnonzero(np.r_[True, sg[1:] != sg[:-1]])
+        req = sg[first]
+        residual[req] = np.maximum.reduceat(change, first)
+        u_cpu[ix], u_disk[ix] = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
-        runnable_next = np.maximum(1.0, np.minimum(rfrac * pop, q_cpu))
-        same = np.logical_and.reduceat(runnable_next == runnable, starts)
-        if np.all((residual == 0.0) & same):
-            break  # every fixed point exact: every further pass would repeat this one bit for bit
-        runnable = runnable_next
+        runnable_next = np.maximum(1.0, np.minimum(rfrac[ix] * pop[ix], q_cpu))
+        same = np.logical_and.reduceat(runnable_next == runnable[ix], first)
+        runnable[ix] = runnable_next
+        active[req[(residual[req] == 0.0) & same]] = False
+        if not active.any():
+            break
     with np.errstate(invalid="ignore", divide="ignore"):
         resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - think_time, 0.0)
     u_station = np.where(pop > 0, util[:, 0], 0.0)
