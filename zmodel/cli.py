@@ -13,8 +13,9 @@ kernel features and model parameters each prediction used. The sweep is the file
 ``[sweep]`` table, extended or overridden by ``--sweep`` options.
 
 ``calibrate`` runs the calibrations of :data:`zmodel.fits.registry.CALIBRATIONS` (all of
-them, or the areas named) and prints each report with its residual table; ``--list``
-shows the areas. ``report`` is ``make report`` (:func:`zmodel.report.main`).
+them, or the areas named) and prints each report with its residual table (and, for a
+calibration whose rows come from several benchmarks -- kernel_versions -- its
+leave-one-benchmark-out table); ``--list`` shows the areas. ``report`` is ``make report`` (:func:`zmodel.report.main`).
 
 Errors in what the user gave (a missing or malformed file, an unknown key, catalog name
 or area, a negative value, a bad option, a file that cannot be read or written) print one
@@ -683,7 +684,7 @@ def cmd_calibrate(args) -> int:
         return _calibrate_own(args, entries)
     try:
         done = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
-                                       on_error=on_error, on_warnings=on_warnings)
+                                       on_error=on_error, on_warnings=on_warnings, group_out=True)
     finally:
         progress.close()
     if failures:

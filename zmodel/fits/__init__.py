@@ -241,6 +241,11 @@ class Calibration:
             self._results[memo_key] = cv
         return cv.copy()
 
+    def has_cross_validation(self, grouped: bool = False, **options) -> bool:
+        """Whether :meth:`cross_validate` with these options is already memoised in this process."""
+        key = _frozen(options)
+        return key is not None and ("cross_validate", grouped, key) in self._results
+
     def clear(self) -> None:
         """Forget the memoised results."""
         self._results.clear()

@@ -176,6 +176,16 @@ BENCHMARK_NAMES = {"dbt2_cached": "DBT-2", "dbt2_noncached": "DBT-2", "reaim": "
 BENCHMARKS = {**{id_: BENCHMARK_NAMES[bench] for id_, (bench, _) in OSDL_ROWS.items()},
               **{id_: "decision support / iosched" for id_ in IOSCHED_ROWS},
               **{id_: "dbench" for id_ in DBENCH_ROWS}}
+#: parameters the compositions of a memoised quantity never read, so that its memo key leaves
+#: them out (a finite-difference step in one of them reuses the value): the LUN service time
+#: outside decision support (it is the dss system's disk time); the network extra cost where
+#: the profile has no network requests (it enters as 0 x cost); the anticipatory miss
+#: probability in the 2.4-vs-2.6 pairs (they compose with the deadline scheduler whenever
+#: there is I/O, :meth:`KernelVersionsModel.composition`, and without I/O no anticipation).
+#: Checked: the fit's parameters are the same to the last bit with and without these.
+_UNREAD = {**{b: ({"lun_time"} if b != "dss" else set()) | {"antic_miss"}
+              | (set() if PROFILES[b].get("network_requests") else {"net_extra_time"}) for b in PROFILES},
+           "iosched": set() if PROFILES["dss"].get("network_requests") else {"net_extra_time"}}
 #: least-squares settings: run to convergence from the data-independent start (no evaluation cap)
 FIT_SETTINGS = dict(tol=1e-8, jac="2-point")
 #: predicted and reported, never fitted
@@ -329,14 +339,18 @@ class KernelVersionsModel(Model):
     # Each memoised quantity below is (key, compositions, reduce): prefetch() solves the
     # compositions of many quantities -- of many parameter vectors -- in one compose_many call
     @staticmethod
-    def _shared_key(p) -> tuple:
-        """The values every OSDL composition may read: all but the multipliers and the dbench parameters."""
-        return tuple(v for n, v in sorted(p.items()) if not n.startswith("k_") and n not in _DBENCH_PARAMS)
+    def _shared_key(p) -> dict:
+        """The values an OSDL composition may read: all but the multipliers and the dbench parameters."""
+        return {n: v for n, v in sorted(p.items()) if not n.startswith("k_") and n not in _DBENCH_PARAMS}
+
+    @staticmethod
+    def _key_of(shared: dict, unread) -> tuple:
+        return tuple(v for n, v in shared.items() if n not in unread)
 
     def _pair_job(self, bench: str, cpus: int, p, shared=None):
         own = PROFILES[bench]["intensity"]
-        key = ("pair", bench, cpus, None if own is None else p[own]) + (self._shared_key(p) if shared is None
-                                                                        else shared)
+        key = ("pair", bench, cpus, None if own is None else p[own]) + self._key_of(
+            self._shared_key(p) if shared is None else shared, _UNREAD[bench])
         clients = list(REAIM_PROCESSES) if bench == "reaim" else None
 
         def build():
@@ -351,7 +365,8 @@ class KernelVersionsModel(Model):
         return key, build, reduce
 
     def _iosched_job(self, streams: int, p, shared=None):
-        key = ("iosched", streams) + (self._shared_key(p) if shared is None else shared)
+        key = ("iosched", streams) + self._key_of(self._shared_key(p) if shared is None else shared,
+                                                  _UNREAD["iosched"])
 
         def build():
             return [self.composition("dss", 8, NEW, p, io_scheduler="deadline", clients=streams),
@@ -512,6 +527,7 @@ CALIBRATION = Calibration(
     area="kernel_versions", layer="kernel", order=5, model=KernelVersionsModel,
     rows=tuple(OSDL_ROWS) + IOSCHED_ROWS + DBENCH_ROWS + SHAPE_IDS, kinds=FIT_KINDS, scales=SCALES,
     weights=WEIGHTS, exclude=EXCLUDED, settings=FIT_SETTINGS, derived=DERIVED, groups=BENCHMARKS,
+    leave_one_out_in_summary=False,
     title="Kernel versions composed: Linux 2.4.21 vs 2.6.x feature sets")
 measurements = CALIBRATION.measurements
 calibrate_kernel_versions = CALIBRATION.run

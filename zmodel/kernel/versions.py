@@ -1143,14 +1143,28 @@ class _Prepared:
                  "disk_base", "antic", "chan", "ctrl", "B", "cpus_param")
 
 
-def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _Prepared:
+def _kernel_info(kernel, io_scheduler) -> tuple[frozenset, str, str]:
+    """Features, I/O scheduler and spinlock strategy of a kernel argument (once per distinct argument)."""
+    try:
+        return _kernel_info_cached(kernel, io_scheduler)
+    except TypeError:   # an unhashable feature collection (a list): not cached
+        f = _features_of(kernel)
+        return f, _scheduler_of(kernel, f, io_scheduler), spinlock_strategy(f)
+
+
+@functools.lru_cache(maxsize=256)
+def _kernel_info_cached(kernel, io_scheduler) -> tuple[frozenset, str, str]:
     f = _features_of(kernel)
+    return f, _scheduler_of(kernel, f, io_scheduler), spinlock_strategy(f)
+
+
+def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _Prepared:
+    f, sched, strategy = _kernel_info(kernel, io_scheduler)
     c = calibrated_costs() if costs is None else costs
     if not isinstance(workload, WorkloadProfile):
         raise ValueError(f"workload must be a WorkloadProfile, got {type(workload).__name__}")
     if not isinstance(system, SystemConfig):
         raise ValueError(f"system must be a SystemConfig, got {type(system).__name__}")
-    sched = _scheduler_of(kernel, f, io_scheduler)
     w, s = workload, system
     pop = np.atleast_1d(np.asarray(w.clients if clients is None else clients))
     pop = np.array([as_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
@@ -1169,7 +1183,7 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
     p.f, p.w, p.s, p.c, p.sched, p.pop, p.ncpu, p.B = f, w, s, c, sched, pop, ncpu, pop.size
     p.scalar = (clients is None or np.ndim(clients) == 0) and (cpus is None or np.ndim(cpus) == 0)
     p.cpus_param = cpus_param
-    p.strategy = spinlock_strategy(f)
+    p.strategy = strategy
     # every term of kernel_cpu_time but the 2.4 scan (it follows the runnable tasks of each pass)
     t = _cpu_terms(f, w, s, c, 1.0, cpus_param if cpus is None else ncpu)
     p.terms = t
