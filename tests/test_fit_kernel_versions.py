@@ -153,9 +153,9 @@ def test_leave_one_benchmark_out():
     # defaults. Only the left-out benchmark's rows carry its activity multiplier (PROFILES: one
     # k_<benchmark> per benchmark), so its refit cannot identify it: the left-out prediction
     # rests on the multiplier's declared start (1), and the row is reported as unpredictable.
-    from zmodel.fits.kernel_versions import BENCHMARKS, cross_validate_benchmarks
+    from zmodel.fits.kernel_versions import BENCHMARKS, CALIBRATION
 
-    cv = cross_validate_benchmarks()
+    cv = CALIBRATION.cross_validate(grouped=True)
     assert cv.attrs["refits"] == len(set(BENCHMARKS.values())) == 7
     assert set(cv["group"]) == set(BENCHMARKS.values())
     assert (cv["group"] == cv["id"].map(BENCHMARKS)).all()

@@ -214,12 +214,14 @@ class Calibration:
 
     __call__ = run
 
-    def cross_validate(self, progress: bool | None = False, grouped: bool = False, **options):
+    def cross_validate(self, progress: bool | None = False, **options):
         """Leave-one-out table (:func:`zmodel.calibration.cross_validate`), refits from the model's defaults.
 
-        With ``grouped=True`` a whole group of :attr:`groups` (a benchmark) is left out at a
-        time. The fit on all rows is :meth:`run`'s (memoised); tables are memoised per options.
+        With the option ``grouped=True`` a whole group of :attr:`groups` (a benchmark) is left
+        out at a time. The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
+        options.
         """
+        grouped = bool(options.pop("grouped", False))
         if grouped and not self.groups:
             raise ValueError(f"calibration {self.area!r} declares no groups: grouped cross-validation needs them")
         if self.fit is not None:

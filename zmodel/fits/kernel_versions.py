@@ -71,7 +71,7 @@ from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, c
 
 __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
            "EXCLUDED", "SHAPE_IDS", "BENCHMARKS", "measurements", "calibrate_kernel_versions",
-           "cross_validate_kernel_versions", "cross_validate_benchmarks"]
+           "cross_validate_kernel_versions"]
 
 from zmodel.units import GiB as GB, KiB as KB, MiB as MB
 SIMILAR_WITHIN = 0.85   # "quite similar": 2.4 within 15 % of 2.6 (as zmodel.fits.usl)
@@ -533,7 +533,3 @@ measurements = CALIBRATION.measurements
 calibrate_kernel_versions = CALIBRATION.run
 cross_validate_kernel_versions = CALIBRATION.cross_validate
 
-
-def cross_validate_benchmarks(progress: bool | None = False, **options):
-    """Leave-one-benchmark-out: every row of one benchmark predicted by a refit without any of them."""
-    return CALIBRATION.cross_validate(progress=progress, grouped=True, **options)

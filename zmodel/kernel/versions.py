@@ -78,6 +78,7 @@ __all__ = [
     "SystemResult",
     "compose",
     "compose_many",
+    "SystemResults",
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
@@ -1086,8 +1087,37 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     return _compose_all([(kernel, workload, system, costs, io_scheduler, clients, cpus)])[0]
 
 
+@dataclasses.dataclass(frozen=True)
+class SystemResults(Result):
+    """The results of :func:`compose_many`, one :class:`SystemResult` per composition (a sequence).
+
+    Attributes
+    ----------
+    results : tuple of SystemResult
+        In the order of the compositions.
+    """
+
+    results: tuple
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __getitem__(self, i) -> SystemResult:
+        return self.results[i]
+
+    def to_frame(self):
+        """One frame: every composition's :meth:`SystemResult.to_frame` rows, with a ``composition`` column."""
+        import pandas as pd
+
+        frames = [r.to_frame().assign(composition=i) for i, r in enumerate(self.results)]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({"composition": []})
+
+
 @vectorized
-def compose_many(compositions) -> list[SystemResult]:
+def compose_many(compositions) -> SystemResults:
     r"""Several :func:`compose` calls solved together: one MVA call per fixed-point pass for all.
 
     Parameters
@@ -1098,9 +1128,9 @@ def compose_many(compositions) -> list[SystemResult]:
 
     Returns
     -------
-    list of SystemResult
-        One per composition, in order; each equal, bit for bit, to what :func:`compose`
-        returns for it alone.
+    SystemResults
+        A sequence of one :class:`SystemResult` per composition, in order; each equal, bit
+        for bit, to what :func:`compose` returns for it alone.
 
     Notes
     -----
@@ -1133,7 +1163,7 @@ def compose_many(compositions) -> list[SystemResult]:
         if missing:
             raise ValueError(f"compositions[{i}] must give {', '.join(missing)}")
         calls.append(tuple(comp.get(n) for n in names))
-    return _compose_all(calls)
+    return SystemResults(results=tuple(_compose_all(calls)))
 
 
 class _Prepared:
