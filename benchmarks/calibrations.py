@@ -84,8 +84,10 @@ def main(argv=None) -> int:
         lines.append(f"| all (one process) | {total_fit:.2f} | | |")
         path = REPO / "BENCHMARKS.md"
         text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-        head = text.split("\n" + MARK)[0].rstrip("\n")
-        path.write_text(head + "\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        head, _, rest = text.partition("\n" + MARK)
+        after = rest.split("\n## ", 1)   # keep the sections that follow this one
+        tail = ("\n## " + after[1]) if len(after) > 1 else ""
+        path.write_text(head.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n" + tail, encoding="utf-8")
         print(f"wrote {path}")
     return 0
 
