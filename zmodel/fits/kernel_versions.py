@@ -46,6 +46,18 @@ SPECjAppServer's 7 -> 14 % growth (predicted ~10 -> ~12 %); leave-one-out does n
 predict the 8-way SPECweb99 figure from its 4-way (one shared lock cost cannot give every
 pair its own growth).
 
+Cross-validation: ``CALIBRATION.cross_validate()`` leaves one row out at a time,
+``CALIBRATION.cross_validate(grouped=True)`` a whole benchmark (:data:`BENCHMARKS`: every row
+of DBT-2, ReAIM, SPECweb99, SPECjAppServer, SPECjbb2000, decision support with the I/O-scheduler
+slide, dbench), each refit from the declared defaults to convergence. A benchmark's own
+activity multiplier is determined by its rows alone, so its left-out rows rest on the
+multiplier's start: the figures (BENCHMARKS.md) say how far the shared kernel costs carry.
+
+Speed: every composition the rows need at a parameter vector -- and at all the
+finite-difference steps of a Jacobian -- is solved in one
+:func:`~zmodel.kernel.versions.compose_many` call (:meth:`KernelVersionsModel.prefetch`), the
+dbench curve as one processor sweep; results are memoised on the values each reads.
+
 Readings of catalog kinds: the dbench threshold rows as ``zmodel/_zmodel/_data/readings.csv`` reads them
 for every fit (as :mod:`zmodel.fits.usl` explains). ``osdl.iosched-light-load``
 (measured 0 %) is fitted on the absolute scale (percentage points). Not fitted, with the
