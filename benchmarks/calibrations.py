@@ -7,8 +7,9 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/calibrations.py --loo --write   # and put the table in BENCHMARKS.md
 
 ``--loo`` skips the areas whose calibration declares ``leave_one_out_in_summary = False``
-(kernel_versions: each refit runs to convergence from the declared defaults); ``--all-loo``
-times them too.
+(none at present); ``--all-loo`` times them too. With ``--loo``, an area that declares
+``groups`` (kernel_versions: its benchmarks) also times its leave-one-group-out
+(``cross_validate(grouped=True)``, one refit per benchmark).
 
 Each calibration is run in this one process, in registry order, after one Numba warm-up
 call (the JIT compile is excluded, as in ``benchmarks/run.py``), from a fresh calibration
@@ -54,14 +55,18 @@ def main(argv=None) -> int:
         cal.run()
         fit = time.perf_counter() - t0
         total_fit += fit
-        loo = None
+        loo = lgo = None
         if args.loo and entry.layer != "summary" and (cal.leave_one_out_in_summary or args.all_loo):
             t0 = time.perf_counter()
             cal.cross_validate()
             loo = time.perf_counter() - t0
-        rows.append((entry.area, fit, loo))
-        print(f"{entry.area:<18} run {fit:8.2f} s" + ("" if loo is None else f"   leave-one-out {loo:8.2f} s"),
-              flush=True)
+            if cal.groups:
+                t0 = time.perf_counter()
+                cal.cross_validate(grouped=True)
+                lgo = time.perf_counter() - t0
+        rows.append((entry.area, fit, loo, lgo))
+        print(f"{entry.area:<18} run {fit:8.2f} s" + ("" if loo is None else f"   leave-one-out {loo:8.2f} s")
+              + ("" if lgo is None else f"   leave-one-group-out {lgo:8.2f} s"), flush=True)
     print(f"{'all':<18} run {total_fit:8.2f} s")
 
     if args.write:
@@ -71,14 +76,18 @@ def main(argv=None) -> int:
                  f"* Machine: nproc = {os.cpu_count()}, Python {platform.python_version()}; shared with other jobs "
                  f"(load average at the end: {', '.join(f'{v:.1f}' for v in os.getloadavg())})",
                  f"* Date: {_dt.date.today().isoformat()}",
-                 "", "| area | run() [s] | cross_validate() [s] |", "|---|---:|---:|"]
-        for area, fit, loo in rows:
-            lines.append(f"| {area} | {fit:.2f} | {'not run' if loo is None else f'{loo:.2f}'} |")
-        lines.append(f"| all (one process) | {total_fit:.2f} | |")
+                 "", "| area | run() [s] | cross_validate() [s] | cross_validate(grouped=True) [s] |",
+                 "|---|---:|---:|---:|"]
+        for area, fit, loo, lgo in rows:
+            lines.append(f"| {area} | {fit:.2f} | {'not run' if loo is None else f'{loo:.2f}'} | "
+                         f"{'' if lgo is None else f'{lgo:.2f}'} |")
+        lines.append(f"| all (one process) | {total_fit:.2f} | | |")
         path = REPO / "BENCHMARKS.md"
         text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-        head = text.split("\n" + MARK)[0].rstrip("\n")
-        path.write_text(head + "\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        head, _, rest = text.partition("\n" + MARK)
+        after = rest.split("\n## ", 1)   # keep the sections that follow this one
+        tail = ("\n## " + after[1]) if len(after) > 1 else ""
+        path.write_text(head.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n" + tail, encoding="utf-8")
         print(f"wrote {path}")
     return 0
 

@@ -165,3 +165,59 @@ def test_tables_and_report_of_a_fit():
     for section in ("[[Calibration]] line", "[[Parameters]]", "[[Correlations]]", "[[Residuals]]"):
         assert section in text
     assert math.isclose(fit.chisqr, float(np.sum((Y - a - b * X) ** 2)), rel_tol=1e-9)
+
+
+# ----------------------------------------------------------------------------- grouped leave-out
+def _line_model():
+    from zmodel.calibration import Model
+
+    m = Model({"a": 1.0}, name="line")
+    for k, x in enumerate([1.0, 2.0, 3.0, 4.0]):
+        m.add_predictor(f"doc.y{k}", lambda p, x=x: p["a"] * x)
+    data = pd.DataFrame({"id": [f"doc.y{k}" for k in range(4)], "kind": "absolute",
+                         "value_num": [2.0, 4.0, 7.0, 8.0], "unit": "s"})
+    return m, data
+
+
+def test_grouped_leave_out_by_hand():
+    from zmodel.calibration import cross_validate
+
+    # y = a x on the absolute scale, groups A = {x=1, x=2}, B = {x=3, x=4}. Least squares
+    # without A: a = (3*7 + 4*8) / (9 + 16) = 53/25 = 2.12, so A is predicted 2.12 and 4.24
+    # (+6 % each); without B: a = (1*2 + 2*4) / (1 + 4) = 2, so B is predicted 6 and 8
+    # (-14.2857 % and 0 %).
+    m, data = _line_model()
+    groups = {"doc.y0": "A", "doc.y1": "A", "doc.y2": "B", "doc.y3": "B"}
+    cv = cross_validate(m, data, scale="absolute", groups=groups, progress=False).set_index("id")
+    assert cv["predicted_loo"].tolist() == pytest.approx([2.12, 4.24, 6.0, 8.0], rel=1e-9)
+    assert cv["percent_error_loo"].tolist() == pytest.approx([6.0, 6.0, -100 / 7, 0.0], rel=1e-9, abs=1e-9)
+    assert cv["group"].tolist() == ["A", "A", "B", "B"]
+    assert cv.attrs["refits"] == 2 and cv.attrs["failed_refits"] == 0
+    assert cv.attrs["by_group"] == pytest.approx({"A": 6.0, "B": 50 / 7}, rel=1e-9)
+    # a group of one row is plain leave-one-out: rows the mapping does not name stand alone
+    one = cross_validate(m, data, scale="absolute", groups={"doc.y0": "A", "doc.y1": "A"}, progress=False)
+    plain = cross_validate(m, data, scale="absolute", progress=False).set_index("id")
+    one = one.set_index("id")
+    assert one.attrs["refits"] == 3
+    for i in ("doc.y2", "doc.y3"):
+        assert one.loc[i, "predicted_loo"] == pytest.approx(plain.loc[i, "predicted_loo"], rel=1e-12)
+        assert one.loc[i, "group"] == i
+    # without x = 3: a = (2 + 8 + 32) / (1 + 4 + 16) = 2 -> y2 predicted 6 (by hand, as above)
+    assert plain.loc["doc.y2", "predicted_loo"] == pytest.approx(6.0, rel=1e-9)
+    with pytest.raises(ValueError, match="groups must be a mapping"):
+        cross_validate(m, data, groups=["A"], progress=False)
+
+
+def test_grouped_leave_out_never_sees_its_group():
+    from zmodel.calibration import cross_validate
+
+    # perturbing a left-out row never moves its own prediction, nor that of its group mates
+    m, data = _line_model()
+    groups = {"doc.y0": "A", "doc.y1": "A", "doc.y2": "B", "doc.y3": "B"}
+    base = cross_validate(m, data, scale="absolute", groups=groups, progress=False).set_index("id")
+    moved = data.copy()
+    moved.loc[moved["id"] == "doc.y1", "value_num"] = 40.0
+    cv = cross_validate(m, moved, scale="absolute", groups=groups, progress=False).set_index("id")
+    for i in ("doc.y0", "doc.y1"):
+        assert cv.loc[i, "predicted_loo"] == pytest.approx(base.loc[i, "predicted_loo"], rel=1e-12)
+    assert cv.loc["doc.y2", "predicted_loo"] != pytest.approx(base.loc["doc.y2", "predicted_loo"], rel=1e-3)

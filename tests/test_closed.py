@@ -529,3 +529,38 @@ def test_no_warnings_on_normal_use():
         warnings.simplefilter("error")
         mva([1.0, 2.0], 5, servers=[2, 1])
         amva([[1.0, 2.0], [2.0, 1.0]], [3, 3], method="linearizer")
+
+
+def test_servers_per_network_match_one_call_each_and_buzen():
+    # a CPU station with c = 1..6 servers, a disk, and a delay; population = c (a CPU sweep)
+    D = np.array([[0.03, 0.02, 0.05]] * 6) * np.arange(1, 7)[:, None] ** 0.5
+    cpus = np.arange(1, 7)
+    srv = np.stack([cpus, np.ones(6), np.full(6, math.inf)], axis=-1)
+    r = mva(D, cpus, 0.1, servers=srv)
+    for b, c in enumerate(cpus):
+        one = mva(D[b], int(c), 0.1, servers=[int(c), 1, math.inf])
+        # one network of the batch is solved exactly as alone (bit for bit)
+        assert r.throughput[b] == one.throughput
+        assert np.array_equal(r.queue_length[b], one.queue_length)
+        assert np.array_equal(r.utilization[b], one.utilization)
+    # and against Buzen's convolution in exact rationals (delay folded into the think time)
+    for b in (1, 3, 5):
+        X, Q = buzen_exact([Fr(float(D[b, 0])), Fr(float(D[b, 1]))], int(cpus[b]),
+                           Z=Fr(float(D[b, 2])) + Fr(1, 10), servers=[int(cpus[b]), 1])
+        assert r.throughput[b] == pytest.approx(float(X), rel=1e-13)
+        assert r.queue_length[b, :2] == pytest.approx([float(q) for q in Q], rel=1e-13)
+
+
+def test_servers_per_network_hand_case_and_errors():
+    # one station, D = 1 s, N = 2: one server gives X = 2/(1 + 1 + 1/2 ...) -- by hand:
+    # c = 1: R(1) = 1, Q(1) = 1; R(2) = 1 + 1 = 2, X = 2/2 = 1; c = 2: no queueing, X = 2
+    r = mva([1.0], 2, servers=[[1], [2]])
+    assert r.throughput.tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="servers must have one entry per station"):
+        mva([1.0, 2.0], 2, servers=[[1, 1, 1]])
+    with pytest.raises(ValueError, match="servers must be a positive integer"):
+        mva([1.0], 2, servers=[[1], [0]])
+    with pytest.raises(ValueError, match="must broadcast"):
+        mva([[1.0], [2.0], [3.0]], 2, servers=[[1], [2]])
+    with pytest.raises(ValueError, match="rate_multipliers"):
+        mva([1.0], 2, servers=[[1], [2]], rate_multipliers={0: [1.0, 1.0]})

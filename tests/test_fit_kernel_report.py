@@ -1,5 +1,7 @@
 """The kernel calibration summary (issue 5 part 8) is computed from the areas' own
 residual and leave-one-out tables, and states the issue's targets."""
+import math
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,7 @@ class _ToyArea:
 
     exactly_determined = ()
     leave_one_out_in_summary = True
+    groups = {}     # no benchmarks: no leave-one-benchmark-out
 
     def __init__(self):
         import pandas as pd
@@ -87,3 +90,25 @@ def test_summary_keeps_the_rows_it_cannot_predict(monkeypatch):
     for id_ in ("d.y1", "d.y2", "d.y3", "d.r"):
         assert text.count(id_) >= 2, id_                                  # residual table and leave-one-out
     assert "(OUTSIDE [2.5, 3])" in text and "predictable" in text
+
+
+def test_group_report_table_by_hand():
+    import pandas as pd
+
+    from zmodel.fits.kernel_report import group_report
+
+    # two groups: A's value rows miss by -10 % and +30 % (median |error| 20 %), B by 4 %;
+    # one bound of B satisfied
+    cv = pd.DataFrame({"id": ["a1", "a2", "b1", "b2"], "group": ["A", "A", "B", "B"],
+                       "kind": ["absolute", "absolute", "absolute", "upper_bound"],
+                       "measured": [10.0, 10.0, 25.0, 5.0], "predicted_full": [10.0, 10.0, 25.0, 4.0],
+                       "predicted_loo": [9.0, 13.0, 26.0, 4.5], "percent_error_loo": [-10.0, 30.0, 4.0, math.nan],
+                       "bound_satisfied_loo": [None, None, None, True], "success": [True, True, False, False],
+                       "unidentified_without": ["k_a", "k_a", "", ""]})
+    cv.attrs.update(median_abs_percent_error=10.0, refits=2, failed_refits=1)
+    text = group_report(cv)
+    assert "Leave-one-benchmark-out" in text and "not converged 1 (failures)" in text
+    line_a = next(ln for ln in text.splitlines() if ln.split()[:1] == ["A"])
+    line_b = next(ln for ln in text.splitlines() if ln.split()[:1] == ["B"])
+    assert "20.00" in line_a and "30.00" in line_a and "k_a" in line_a and "True" in line_a
+    assert "4.00" in line_b and "1 of 1" in line_b and "False" in line_b

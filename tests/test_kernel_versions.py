@@ -462,3 +462,75 @@ def test_compose_reports_its_fixed_point(monkeypatch):
     r1 = compose("2.6.0", w, SystemConfig(cpus=2), KernelCosts())
     assert r1.residual == pytest.approx(1.0 - r1.cpu_utilization, rel=1e-12)
     assert not r1.converged
+
+
+# ----------------------------------------------------------------------------- batched compositions
+def _same(a, b):
+    """Two SystemResults equal bit for bit (every array field, residual and parameters)."""
+    for name in ("clients", "throughput", "response_time", "cpu_utilization", "steal", "spin_fraction",
+                 "channel_utilization", "disk_utilization", "cpu_demand", "disk_demand"):
+        assert np.array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name))), name
+    assert (a.residual, a.converged, a.features, a.memory_overhead) == (b.residual, b.converged, b.features,
+                                                                          b.memory_overhead)
+
+
+def test_cpu_sweep_equals_one_composition_per_cpu_count():
+    from zmodel.kernel.versions import compose
+
+    costs = KernelCosts(runqueue_hold=20e-6, io_lock_hold=10e-6)
+    w = WorkloadProfile("w", clients=1, user_time=1e-4, switches=4, io_per_transaction=1, page_events=1)
+    n = np.arange(1, 13)
+    for kernel in ("2.4.21", "2.6.0", "2.6.6"):
+        sweep = compose(kernel, w, SystemConfig(cpus=1, disks=4, disk_time=1e-3), costs, clients=2 * n, cpus=n)
+        for i, c in enumerate(n):
+            one = compose(kernel, w, SystemConfig(cpus=int(c), disks=4, disk_time=1e-3), costs, clients=int(2 * c))
+            for name in ("throughput", "spin_fraction", "cpu_demand", "disk_utilization"):
+                assert np.asarray(getattr(sweep, name))[i] == getattr(one, name), (kernel, c, name)
+
+
+def test_cpu_sweep_by_hand():
+    # one client per CPU, no I/O, no switches: the CPU station is a delay (N servers, N jobs),
+    # so X = N / (t + T_mm(N)); 2.4 per page: ISKE x2, SSKE x1, 3 global purges stalling N CPUs
+    # (ibmsj, "Memory management"; zmodel.kernel.memory.operation_counts)
+    from zmodel.kernel.versions import compose
+
+    ic = InstructionCosts(iske=1e-7, sske=1e-7, purge=2e-7, purge_per_cpu=1e-8)
+    t = 5e-6
+    w = WorkloadProfile("dbench", clients=1, user_time=t, page_events=1)
+    n = [1, 2, 16, 40]
+    r = compose("2.4.21", w, SystemConfig(cpus=1, devices=0), KernelCosts(instruction_costs=ic), clients=n, cpus=n)
+    for i, c in enumerate(n):
+        mm = 2e-7 + 1e-7 + 3 * c * (2e-7 + 1e-8 * c)
+        assert r.throughput[i] == pytest.approx(c / (t + mm), rel=1e-12)
+    assert r.parameters["cpus"] == 40
+    with pytest.raises(ValueError, match="cpus must broadcast against clients"):
+        compose("2.4.21", w, SystemConfig(cpus=1), clients=[1, 2], cpus=[1, 2, 3])
+    with pytest.raises(ValueError, match="cpus must be"):
+        compose("2.4.21", w, SystemConfig(cpus=1), cpus=0)
+
+
+def test_compose_many_equals_compose_one_by_one():
+    from zmodel.kernel.versions import compose, compose_many
+
+    c = KernelCosts(runqueue_hold=30e-6, io_lock_hold=20e-6, antic_miss=0.4)
+    dss = WorkloadProfile("dss", clients=64, user_time=0.8e-3, switches=1, io_per_transaction=1, block_size=65536,
+                          read_fraction=1.0, read_think_time=1e-3)
+    web = WorkloadProfile("web", clients=200, user_time=1e-3, switches=3, network_requests=2, runnable_fraction=0.05)
+    calls = [
+        dict(kernel="2.6.0", workload=dss, system=SystemConfig(cpus=8, disks=8, disk_time=1e-3), costs=c,
+             io_scheduler="anticipatory", clients=[2, 64]),
+        dict(kernel="2.4.21", workload=web, system=SystemConfig(cpus=4), costs=c),
+        dict(kernel="2.4.21", workload=web, system=SystemConfig(cpus=8), costs=c, clients=[1, 50, 200]),
+        dict(kernel="2.6.16", workload=web.replace(thread_syncs=5), costs=c,
+             system=SystemConfig(cpus=6, dispatch_fraction=0.6, overcommit=2.0)),
+        dict(kernel="2.4.21", workload=dss, system=SystemConfig(cpus=3, overcommit=3.0), costs=c, clients=[5, 9]),
+    ]
+    many = compose_many(calls)
+    assert len(many) == len(calls)
+    for call, got in zip(calls, many):
+        _same(got, compose(**call))
+    assert len(compose_many([])) == 0 and len(many.to_frame()) == 2 + 1 + 3 + 1 + 2
+    with pytest.raises(ValueError, match=r"compositions\[0\] has unknown argument 'cpu'"):
+        compose_many([dict(kernel="2.6.0", workload=web, system=SystemConfig(cpus=1), cpu=2)])
+    with pytest.raises(ValueError, match=r"compositions\[0\] must give system"):
+        compose_many([dict(kernel="2.6.0", workload=web)])

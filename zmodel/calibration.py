@@ -512,8 +512,23 @@ class Model:
         func = self.checks.get(id)
         return None if func is None else bool(func(dict(params)))
 
+    def prefetch(self, values) -> None:
+        """Hook: prepare the predictions at several parameter vectors at once (default: nothing).
+
+        The engine calls it with the list of parameter dicts it is about to evaluate -- one
+        for a plain evaluation, all the finite-difference steps of a Jacobian together --
+        before asking :meth:`predict` row by row. A model whose rows share expensive
+        evaluations can solve them for every vector in one batched call and put them in
+        :meth:`memo`, where the predictors then find them. It must not change any number:
+        the predictors compute the same values without it.
+        """
+
     #: entries kept by :meth:`memo` before it starts afresh
     memo_size: int = 4096
+
+    def memoised(self, key) -> bool:
+        """Whether :meth:`memo` holds ``key``."""
+        return key in self.__dict__.get("_memo_store", {})
 
     def memo(self, key, func: Callable[[], Any]):
         """``func()``, computed once per hashable ``key`` (the one cache of the fits' expensive evaluations).
@@ -994,6 +1009,8 @@ def _validate_params(params: Parameters):
 def _evaluate(model, table, values, relative):
     """Predict every fitted-kind row; return arrays (pred, a, b, residual)."""
     n = len(table)
+    if hasattr(model, "prefetch"):
+        model.prefetch([values])
     pred, pa, pb, res = (np.full(n, math.nan) for _ in range(4))
     lows = table["low"] if "low" in table else np.full(n, math.nan)
     highs = table["high"] if "high" in table else np.full(n, math.nan)
@@ -1446,8 +1463,16 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
     xbest = problem.x0.copy()
     jac = np.zeros((len(used_tab), len(free)))
     active_mask = np.zeros(len(free), dtype=int)
+    def batched(f, steps):
+        # the finite-difference steps of one Jacobian, announced to the model together
+        # (Model.prefetch); scipy then evaluates them one by one, as it would without this
+        steps = list(steps)
+        if hasattr(model, "prefetch"):
+            model.prefetch([problem.values_of(z) for z in steps])
+        return list(map(f, steps))
+
     if free and len(used_tab):
-        kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point")
+        kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point", workers=batched)
         kw.update(least_squares_kwargs)
         sol = optimize.least_squares(fun, problem.x0 / s, bounds=(problem.lower / s, problem.upper / s),
                                      max_nfev=max_nfev, **kw)
@@ -1711,7 +1736,8 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
 
 
 def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
-                   progress: bool | None = None, **calibrate_kwargs):
+                   progress: bool | None = None, groups: Mapping[str, str] | None = None, full=None,
+                   **calibrate_kwargs):
     """Leave-one-out cross-validation: refit without each used measurement, predict it.
 
     Parameters
@@ -1726,6 +1752,14 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         As for :func:`calibrate`.
     progress : bool, optional
         Show a tqdm progress bar; default: only on a terminal and when ``CI`` is unset.
+    groups : mapping id -> str, optional
+        Leave out a whole group at a time (e.g. every row of one benchmark, when its rows
+        share a cause): each refit drops every used, informative row of one group and
+        predicts all of them. Rows the mapping does not name form a group of their own.
+        Default: every row is its own group (plain leave-one-out).
+    full : CalibrationResult, optional
+        The fit on all rows with the same model, rows and settings (saves refitting it); its
+        ``init_params`` are the refits' starting values either way.
     **calibrate_kwargs
         Passed to :func:`calibrate` (``scale``, ``params``, ...).
 
@@ -1733,8 +1767,8 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     -------
     pandas.DataFrame
         One row per used, informative fitted-kind measurement (configuration echoes are
-        not predictions: left out): id, kind, unit, measured,
-        predicted_full (all data), predicted_loo (that row left out), percent_error_full,
+        not predictions: left out): id, group (the fold that left it out), kind, unit, measured,
+        predicted_full (all data), predicted_loo (that row's group left out), percent_error_full,
         percent_error_loo (``100 (p - m)/|m|``; NaN for a bound: bounds are judged by
         bound_satisfied_loo, satisfied or violated by the left-out prediction, never
         scored as a percent), residual_loo (fit-scale residual), success (False: the refit
@@ -1743,8 +1777,10 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         left-out value rests on that parameter's initial value) and
         unidentified_without (those parameters). ``.attrs`` holds the summary:
         ``median_abs_percent_error``, ``mean_abs_percent_error`` (over value rows),
-        ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (refits that did not
-        converge), ``median_abs_percent_error_predictable`` and ``n_unpredictable``.
+        ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (rows whose refit did not
+        converge), ``failed_refits`` (refits that did not converge), ``refits``,
+        ``median_abs_percent_error_predictable``, ``n_unpredictable`` and
+        ``by_group`` (group -> median absolute percent error of its left-out value rows).
 
     Notes
     -----
@@ -1753,6 +1789,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     with :math:`h_{ii}` the leverage (Draper & Smith 1998, sec. 8.1 / PRESS).
     Each refit starts from the caller's initial parameter values, not from the
     full-data optimum, so that no left-out number leaks into its own prediction.
+    Leaving out groups (Hastie, Tibshirani & Friedman, *The Elements of Statistical
+    Learning*, 2nd ed., 2009, sec. 7.10) judges a model on rows that share no cause with
+    the rows it was fitted to.
 
     Examples
     --------
@@ -1765,11 +1804,14 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     >>> cv = cross_validate(m, data, progress=False)
     >>> round(cv.attrs["median_abs_percent_error"], 6)
     0.0
+    >>> cross_validate(m, data, groups={"doc.y0": "A", "doc.y1": "A"}, progress=False).attrs["refits"]
+    2
     """
     import pandas as pd
 
     exclude = [exclude] if isinstance(exclude, str) else list(exclude)
-    full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
+    if full is None:
+        full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
     kw = dict(calibrate_kwargs)
     # Each refit starts from the caller's initial values, never from the full-data optimum:
     # a warm start would carry the left-out number into its own "prediction" whenever the
@@ -1778,27 +1820,37 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     r = full.residuals
     # configuration echoes (no free parameter moves them) are not predictions: not cross-validated
     todo = r.loc[r["used_in_fit"] & r["informative"].astype(bool)]
-    rows = []
-    for _, row in _progress(todo.iterrows(), len(todo), "leave-one-out", progress):
-        loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights,
+    if groups is not None and not isinstance(groups, Mapping):
+        raise ValueError(f"groups must be a mapping id -> group name, got {type(groups).__name__}")
+    label = {i: (groups or {}).get(i, i) for i in todo["id"]}
+    folds: dict[str, list] = {}
+    for _, row in todo.iterrows():
+        folds.setdefault(label[row["id"]], []).append(row)
+    rows, failed_refits = [], 0
+    for name, members in _progress(folds.items(), len(folds), "leave-one-out", progress):
+        out_ids = [row["id"] for row in members]
+        loo = calibrate(model, measurements, exclude=exclude + out_ids, weights=weights,
                         readings_range=False, **kw)
-        lr = loo.residuals.set_index("id").loc[row["id"]]
-        m, p = row["measured"], lr["predicted"]
-        perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
-        full_perr = row["percent_error"]
-        bound = row["kind"] in _BOUNDS
-        satisfied_loo = bool(lr["residual"] == 0) if bound else None
-        if bound:   # a bound is satisfied or violated, never scored as a percent error
-            perr = full_perr = math.nan
+        failed_refits += not loo.success
         t = loo.parameter_table
         lost = [n for n in t.index[t["vary"] & ~t["identifiable"]]
                 if n not in set(full.parameter_table.index[~full.parameter_table["identifiable"]])]
-        rows.append(dict(id=row["id"], kind=row["kind"], unit=row["unit"], measured=m,
-                         predicted_full=row["predicted"], predicted_loo=p,
-                         percent_error_full=full_perr, percent_error_loo=perr,
-                         residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
-                         predictable=not lost, unidentified_without=", ".join(lost)))
-    out = pd.DataFrame(rows, columns=["id", "kind", "unit", "measured", "predicted_full", "predicted_loo",
+        lres = loo.residuals.set_index("id")
+        for row in members:
+            lr = lres.loc[row["id"]]
+            m, p = row["measured"], lr["predicted"]
+            perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
+            full_perr = row["percent_error"]
+            bound = row["kind"] in _BOUNDS
+            satisfied_loo = bool(lr["residual"] == 0) if bound else None
+            if bound:   # a bound is satisfied or violated, never scored as a percent error
+                perr = full_perr = math.nan
+            rows.append(dict(id=row["id"], group=name, kind=row["kind"], unit=row["unit"], measured=m,
+                             predicted_full=row["predicted"], predicted_loo=p,
+                             percent_error_full=full_perr, percent_error_loo=perr,
+                             residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
+                             predictable=not lost, unidentified_without=", ".join(lost)))
+    out = pd.DataFrame(rows, columns=["id", "group", "kind", "unit", "measured", "predicted_full", "predicted_loo",
                                       "percent_error_full", "percent_error_loo", "residual_loo",
                                       "bound_satisfied_loo", "success", "predictable", "unidentified_without"])
     values = out[out["bound_satisfied_loo"].isna()] if len(out) else out
@@ -1812,8 +1864,13 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     out.attrs["bounds"] = int(len(bounds)) if bounds is not None else 0
     # a refit that did not converge is a failure, counted, not silently averaged
     out.attrs["n_failed"] = int((~out["success"].astype(bool)).sum()) if len(out) else 0
+    out.attrs["failed_refits"] = int(failed_refits)
+    out.attrs["refits"] = len(folds)
     # rows whose removal leaves a parameter that only they determined: their left-out
     # "prediction" rests on that parameter's initial value, not on the other data
     out.attrs["median_abs_percent_error_predictable"] = float(b.median()) if len(b) else math.nan
     out.attrs["n_unpredictable"] = int((~out["predictable"].astype(bool)).sum())
+    out.attrs["by_group"] = {g: float(v["percent_error_loo"].abs().dropna().median())
+                             if v["percent_error_loo"].notna().any() else math.nan
+                             for g, v in values.groupby("group", sort=False)} if len(values) else {}
     return out

@@ -14,15 +14,16 @@ kernel features and model parameters each prediction used. The sweep is the file
 ``[sweep]`` table, extended or overridden by ``--sweep`` options.
 
 ``calibrate`` runs the calibrations of :data:`zmodel.fits.registry.CALIBRATIONS` (all of
-them, or the areas named) and prints each report with its residual table; ``--list``
-shows the areas. ``validate`` poses every figure of the validation set (published figures
-from outside the seed documents, never fitted; :mod:`zmodel.validation`) to the calibrated
-model and prints, per figure, ``id, area, published, predicted, predicted_lo, predicted_hi,
-ratio`` (90 % interval from ``--samples`` seeded parameter draws; ratio =
-predicted/published), then the median ``|ratio - 1|`` and the counts within x1.5 and x2 over
-the counted figures, and the figures the library cannot express with what is missing (CSV:
-the summary as ``#`` comment lines after the table). ``report`` is ``make report``
-(:func:`zmodel.report.main`).
+them, or the areas named) and prints each report with its residual table (and, for a
+calibration whose rows come from several benchmarks -- kernel_versions -- its
+leave-one-benchmark-out table); ``--list`` shows the areas. ``validate`` poses every figure of
+the validation set (published figures from outside the seed documents, never fitted;
+:mod:`zmodel.validation`) to the calibrated model and prints, per figure, ``id, area,
+published, predicted, predicted_lo, predicted_hi, ratio`` (90 % interval from ``--samples``
+seeded parameter draws; ratio = predicted/published), then the median ``|ratio - 1|`` and the
+counts within x1.5 and x2 over the counted figures, and the figures the library cannot express
+with what is missing (CSV: the summary as ``#`` comment lines after the table). ``report`` is
+``make report`` (:func:`zmodel.report.main`).
 
 Errors in what the user gave (a missing or malformed file, an unknown key, catalog name
 or area, a negative value, a bad option, a file that cannot be read or written) print one
@@ -796,7 +797,7 @@ def cmd_calibrate(args) -> int:
         return _calibrate_own(args, entries)
     try:
         done = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
-                                       on_error=on_error, on_warnings=on_warnings)
+                                       on_error=on_error, on_warnings=on_warnings, group_out=True)
     finally:
         progress.close()
     if failures:

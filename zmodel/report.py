@@ -225,7 +225,8 @@ def _kernel_area(target: str) -> str | None:
 
 
 def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Progress | None = None,
-                     echo: bool = False, on_error=None, on_warnings=None) -> list[tuple[str, str, object]]:
+                     echo: bool = False, on_error=None, on_warnings=None,
+                     group_out: bool = False) -> list[tuple[str, str, object]]:
     """Run the registered calibrations, each once; returns ``(title, target, result)`` triples.
 
     Parameters
@@ -242,6 +243,10 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
     on_warnings : callable, optional
         ``on_warnings(title, target, caught)`` with the warnings each calibration issued
         (recorded per calibration); default: warnings go their usual way.
+    group_out : bool
+        With ``echo``, also cross-validate the calibrations that declare groups leaving one
+        group out at a time (kernel_versions: leave-one-benchmark-out) and print the table
+        after their report; the kernel summary of the same run shows it too.
 
     A target is called once per run; the kernel summary (:data:`KERNEL_SUMMARY`) is given
     the kernel areas' fits made before it (``results=``), so they are not fitted twice.
@@ -268,6 +273,11 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
                         result = _registry.load(target)()
                     done[target] = result
                 text = result.report() if echo else None
+                cal = _registry.load(target) if echo and group_out and target != KERNEL_SUMMARY else None
+                if getattr(cal, "groups", None):   # leave-one-benchmark-out (memoised: the summary reuses it)
+                    from zmodel.fits.kernel_report import group_report
+
+                    text += "\n\n" + group_report(cal.cross_validate(grouped=True))
             except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
                 if on_error is None:
                     raise

@@ -126,6 +126,9 @@ class Calibration:
     to_store_area : callable, optional
         For a ``fit`` area: ``to_store_area(result, origin)`` gives its
         :class:`zmodel.store.AreaParameters` for ``--save``.
+    groups : mapping id -> str
+        Rows that share a cause (the benchmark they come from): ``cross_validate(grouped=True)``
+        leaves out a whole group at a time; empty: no grouped cross-validation.
     """
 
     area: str
@@ -146,6 +149,7 @@ class Calibration:
     derived: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
     read_measurements: Callable | None = None
     to_store_area: Callable | None = None
+    groups: Mapping[str, str] = dataclasses.field(default_factory=dict)
     _results: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -157,6 +161,10 @@ class Calibration:
             raise ValueError(f"calibration {self.area!r}: a catalog fit needs its rows")
         object.__setattr__(self, "rows", tuple(dict.fromkeys(self.rows)))
         object.__setattr__(self, "exclude", tuple(self.exclude))
+        unknown = sorted(set(self.groups) - set(self.rows))
+        if unknown:
+            raise ValueError(f"calibration {self.area!r}: groups must name rows of the fit; not among its rows: "
+                             f"{', '.join(unknown)}")
 
     # ------------------------------------------------------------------ the data
     def measurements(self, data_dir=None):
@@ -228,17 +236,38 @@ class Calibration:
     __call__ = run
 
     def cross_validate(self, progress: bool | None = False, **options):
-        """Leave-one-out table (:func:`zmodel.calibration.cross_validate`), refits from the model's defaults."""
+        """Leave-one-out table (:func:`zmodel.calibration.cross_validate`), refits from the model's defaults.
+
+        With the option ``grouped=True`` a whole group of :attr:`groups` (a benchmark) is left
+        out at a time. The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
+        options.
+        """
+        grouped = bool(options.pop("grouped", False))
+        if grouped and not self.groups:
+            raise ValueError(f"calibration {self.area!r} declares no groups: grouped cross-validation needs them")
         if self.fit is not None:
             return self.validate(progress=progress, **options)
+        key = _frozen(options)
+        memo_key = None if key is None else ("cross_validate", grouped, key)
+        if memo_key is not None and memo_key in self._results:
+            return self._results[memo_key].copy()
         from zmodel.calibration import cross_validate
 
+        full = self.run(**options)
         model_opts, data_dir, kw = self._split(options)
-        cv = cross_validate(self.model(**model_opts), self.measurements(data_dir), progress=progress, **kw)
+        cv = cross_validate(self.model(**model_opts), self.measurements(data_dir), progress=progress,
+                            groups=dict(self.groups) if grouped else None, full=full, **kw)
         if self.exactly_determined:
             informative = cv.loc[~cv["id"].isin(self.exactly_determined), "percent_error_loo"].abs()
             cv.attrs["median_abs_percent_error_informative"] = float(informative.median())
-        return cv
+        if memo_key is not None:
+            self._results[memo_key] = cv
+        return cv.copy()
+
+    def has_cross_validation(self, grouped: bool = False, **options) -> bool:
+        """Whether :meth:`cross_validate` with these options is already memoised in this process."""
+        key = _frozen(options)
+        return key is not None and ("cross_validate", grouped, key) in self._results
 
     def clear(self) -> None:
         """Forget the memoised results."""

@@ -58,6 +58,7 @@ class KernelCalibrationReport(Result):
     summary: object            # pandas.DataFrame, one row per area
     results: dict              # area -> CalibrationResult
     leave_one_out: dict        # area -> DataFrame from cross_validate
+    leave_group_out: dict = dataclasses.field(default_factory=dict)  # area -> grouped cross_validate
 
     def to_frame(self):
         return self.summary
@@ -78,7 +79,36 @@ class KernelCalibrationReport(Result):
                                     "percent_error_full", "percent_error_loo", "bound_satisfied_loo",
                                     "predictable", "unidentified_without") if c in loo]
                 lines.append(loo[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+            lgo = self.leave_group_out.get(area)
+            if lgo is not None and len(lgo):
+                lines.append(group_report(lgo))
         return "\n".join(lines)
+
+
+def group_report(cv) -> str:
+    """Text of a grouped cross-validation (``cross_validate(grouped=True)``): per group, then per row."""
+    import pandas as pd
+
+    values = cv[cv["bound_satisfied_loo"].isna()]
+    per = []
+    for group, rows in cv.groupby("group", sort=False):
+        v = values[values["group"] == group]
+        err = v["percent_error_loo"].abs().dropna()
+        b = rows["bound_satisfied_loo"].dropna().astype(bool)
+        per.append(dict(group=group, rows=len(rows), median_abs_error_pct=float(err.median()) if len(err) else math.nan,
+                        worst_abs_error_pct=float(err.max()) if len(err) else math.nan,
+                        bounds_satisfied=f"{int(b.sum())} of {len(b)}", refit_converged=bool(rows["success"].all()),
+                        unidentified_without=", ".join(sorted({n for u in rows["unidentified_without"] if u
+                                                               for n in u.split(", ")}))))
+    lines = ["[[Leave-one-benchmark-out]] (every row of a benchmark predicted by a refit without any of them, "
+             "started from the declared defaults)",
+             f"median |% error| over the left-out value rows: {cv.attrs.get('median_abs_percent_error', math.nan):.2f}; "
+             f"refits {cv.attrs.get('refits', 0)}, not converged {cv.attrs.get('failed_refits', 0)} (failures)"]
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 60):
+        lines.append(pd.DataFrame(per).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        cols = ["id", "group", "measured", "predicted_full", "predicted_loo", "percent_error_loo", "success"]
+        lines.append(cv[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return "\n".join(lines)
 
 
 def kernel_areas() -> dict:
@@ -99,9 +129,12 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
     leave_one_out : bool or "summary"
         Also run the leave-one-out refits: ``True`` for every area, ``False`` for none,
         ``"summary"`` (default) for the areas whose calibration declares
-        ``leave_one_out_in_summary`` (the kernel-versions refits, each run to convergence
-        from the declared defaults, take far longer and are run on their own with
-        ``CALIBRATION.cross_validate()``; the summary says "not run").
+        ``leave_one_out_in_summary`` (kernel_versions does not: its 18 + 7 refits to
+        convergence from the declared defaults take minutes, BENCHMARKS.md; the summary says
+        "not run"). An area that declares ``groups`` (the kernel-version composition: its
+        benchmarks) is, with its leave-one-out, also cross-validated leaving out one group at
+        a time (``median_left_out_benchmark``, ``failed_benchmark_refits`` and a per-benchmark
+        table); a grouped table already computed in this process is shown in any case.
     results : mapping area -> CalibrationResult, optional
         Fits already made in this run (``make report`` fits each area once and passes
         them here, keyed by short area name); the areas missing from it are fitted.
@@ -118,7 +151,7 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
     unknown = [a for a in areas if a not in known]
     if unknown:
         raise ValueError(f"areas must be among {', '.join(known)}; got {', '.join(map(str, unknown))}")
-    rows, fitted_results, loos = [], {}, {}
+    rows, fitted_results, loos, lgos = [], {}, {}, {}
     for area in areas:
         cal = known[area]
         given = (results or {}).get(area)
@@ -160,9 +193,16 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
                        unpredictable_rows=int(len(values) - len(predictable)),
                        bounds_left_out=f"{loo.attrs.get('bounds_satisfied', 0)} of {loo.attrs.get('bounds', 0)}",
                        failed_refits=int(loo.attrs.get("n_failed", 0)))
+        if cal.groups and (area in loos or cal.has_cross_validation(grouped=True)):
+            # a whole benchmark left out at a time (issue 11 part 3)
+            lgo = cal.cross_validate(grouped=True)
+            lgos[area] = lgo
+            row.update(median_left_out_benchmark=lgo.attrs["median_abs_percent_error"],
+                       failed_benchmark_refits=int(lgo.attrs["failed_refits"]))
         rows.append(row)
     summary = pd.DataFrame(rows)
-    return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos)
+    return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos,
+                                   leave_group_out=lgos)
 
 
 def _leave_one_out_tables(progress: bool | None = False, **options):

@@ -46,6 +46,7 @@ the kernel models) and :mod:`zmodel.queueing` only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -76,6 +77,8 @@ __all__ = [
     "SystemConfig",
     "SystemResult",
     "compose",
+    "compose_many",
+    "SystemResults",
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
@@ -894,8 +897,19 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
     c = KernelCosts() if costs is None else costs
     w, s = workload, system
     run = max(1.0, w.runnable_fraction * w.clients) if runnable is None else np.maximum(1.0, runnable)
+    return _cpu_terms(f, w, s, c, run, s.cpus)
+
+
+def _scheduler_time(switches, switch_time, scan_factor, run):
+    """T_sched of :func:`kernel_cpu_time`: ``scan_factor`` is 0 with O(1), 1 with the 2.4 goodness scan [s]."""
+    return switches * (switch_time + scan_factor * run)
+
+
+def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, run, cpus) -> dict[str, Any]:
+    """The terms of :func:`kernel_cpu_time` (validated inputs; ``cpus`` an int or an int array)."""
     o1 = "o1_scheduler" in f
-    sched = w.switches * (c.switch_time + (0.0 if o1 else 1.0) * c.scan_time * np.asarray(run, dtype=float))
+    sched = _scheduler_time(w.switches, c.switch_time, (0.0 if o1 else 1.0) * c.scan_time,
+                            np.asarray(run, dtype=float))
     io = 0.0
     if w.io_per_transaction > 0:
         per = c.io_request_time
@@ -914,8 +928,8 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
     fork = w.forks * (c.fork_time + (c.pte_chain_fork_extra if ("rmap" in f and "objrmap" not in f) else 0.0))
     memory = 0.0
     if w.page_events > 0:
-        o = mm_overhead(memory_variant(f), s.cpus, w.mappings, 0, c.instruction_costs)
-        memory = w.page_events * float(o.total_time)
+        o = mm_overhead(memory_variant(f), cpus, w.mappings, 0, c.instruction_costs)
+        memory = w.page_events * (float(o.total_time) if np.ndim(cpus) == 0 else np.asarray(o.total_time, float))
     hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold
     locks = []
     if "global_runqueue_lock" in f and w.switches > 0:
@@ -986,7 +1000,7 @@ def calibrated_costs(parameters=None) -> KernelCosts:
 
 @vectorized
 def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: KernelCosts | None = None,
-            io_scheduler: str | None = None, clients=None) -> SystemResult:
+            io_scheduler: str | None = None, clients=None, cpus=None) -> SystemResult:
     r"""Benchmark-level prediction of a system: hardware + hypervisor share + kernel + workload.
 
     Parameters
@@ -1004,6 +1018,11 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
         Override of the version's default I/O scheduler (must be offered).
     clients : int or array_like of int, optional
         Populations to solve in one batch (default ``workload.clients``) [1].
+    cpus : int or array_like of int, optional
+        Logical CPUs of each network of the batch, broadcast against ``clients`` (default
+        ``system.cpus`` for all): one call solves a sweep over the processors, e.g. one
+        client per CPU with ``clients = cpus = 1..40``. The CPU count enters the CPU
+        station's servers, the global-lock queues and the memory-management stalls [1].
 
     Returns
     -------
@@ -1059,95 +1078,316 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     >>> r = compose("2.6.6", w, SystemConfig(cpus=1))
     >>> round(r.throughput, 9), r.steal
     (500.0, 0.0)
-    """
-    from zmodel.kernel.hypervisor import spinlock_yield
-    from zmodel.kernel.iopath import anticipation_hold
-    from zmodel.kernel.locks import spinlock
 
+    A processor sweep, one client per CPU: X = N / D.
+
+    >>> compose("2.6.6", w, SystemConfig(cpus=1), clients=[1, 2, 4], cpus=[1, 2, 4]).throughput.round(9).tolist()
+    [500.0, 1000.0, 2000.0]
+    """
+    return _compose_all([(kernel, workload, system, costs, io_scheduler, clients, cpus)])[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemResults(Result):
+    """The results of :func:`compose_many`, one :class:`SystemResult` per composition (a sequence).
+
+    Attributes
+    ----------
+    results : tuple of SystemResult
+        In the order of the compositions.
+    """
+
+    results: tuple
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __getitem__(self, i) -> SystemResult:
+        return self.results[i]
+
+    def to_frame(self):
+        """One frame: every composition's :meth:`SystemResult.to_frame` rows, with a ``composition`` column."""
+        import pandas as pd
+
+        frames = [r.to_frame().assign(composition=i) for i, r in enumerate(self.results)]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({"composition": []})
+
+
+@vectorized
+def compose_many(compositions) -> SystemResults:
+    r"""Several :func:`compose` calls solved together: one MVA call per fixed-point pass for all.
+
+    Parameters
+    ----------
+    compositions : iterable of mapping
+        The keyword arguments of one :func:`compose` call each (``kernel``, ``workload``,
+        ``system``, and optionally ``costs``, ``io_scheduler``, ``clients``, ``cpus``).
+
+    Returns
+    -------
+    SystemResults
+        A sequence of one :class:`SystemResult` per composition, in order; each equal, bit
+        for bit, to what :func:`compose` returns for it alone.
+
+    Notes
+    -----
+    The compositions share nothing but the solver calls: every fixed-point pass solves all
+    of their networks in one batched :func:`zmodel.queueing.mva` call (each network with its
+    own server counts) and the global-lock queues of all networks with the same CPU count in
+    one :func:`zmodel.kernel.locks.spinlock` call. A composition whose fixed point is exact
+    before the others' would repeat its last pass bit for bit, so the batch gives each
+    composition what it gets alone. Used by the calibrations, which compose dozens of
+    systems at each parameter vector.
+
+    Examples
+    --------
+    >>> w = WorkloadProfile("cpu", clients=1, user_time=2e-3)
+    >>> a, b = compose_many([dict(kernel="2.6.6", workload=w, system=SystemConfig(cpus=1)),
+    ...                      dict(kernel="2.4.21", workload=w, system=SystemConfig(cpus=2), clients=[1, 2])])
+    >>> round(a.throughput, 9), b.throughput.round(9).tolist()
+    (500.0, [500.0, 1000.0])
+    """
+    names = ("kernel", "workload", "system", "costs", "io_scheduler", "clients", "cpus")
+    calls = []
+    for i, comp in enumerate(compositions):
+        if not isinstance(comp, Mapping):
+            raise ValueError(f"compositions must be mappings of compose() arguments, got {type(comp).__name__} "
+                             f"at index {i}")
+        unknown = sorted(set(comp) - set(names))
+        if unknown:
+            raise ValueError(f"compositions[{i}] has unknown argument {unknown[0]!r}; known: {', '.join(names)}")
+        missing = [n for n in names[:3] if n not in comp]
+        if missing:
+            raise ValueError(f"compositions[{i}] must give {', '.join(missing)}")
+        calls.append(tuple(comp.get(n) for n in names))
+    return SystemResults(results=tuple(_compose_all(calls)))
+
+
+class _Prepared:
+    """One composition laid out for the batched fixed point (iteration-independent terms)."""
+
+    __slots__ = ("f", "w", "s", "c", "sched", "pop", "ncpu", "scalar", "strategy", "terms", "locks", "scan",
+                 "disk_base", "antic", "chan", "ctrl", "B", "cpus_param")
+
+
+def _kernel_info(kernel, io_scheduler) -> tuple[frozenset, str, str]:
+    """Features, I/O scheduler and spinlock strategy of a kernel argument (once per distinct argument)."""
+    try:
+        return _kernel_info_cached(kernel, io_scheduler)
+    except TypeError:   # an unhashable feature collection (a list): not cached
+        f = _features_of(kernel)
+        return f, _scheduler_of(kernel, f, io_scheduler), spinlock_strategy(f)
+
+
+@functools.lru_cache(maxsize=256)
+def _kernel_info_cached(kernel, io_scheduler) -> tuple[frozenset, str, str]:
     f = _features_of(kernel)
+    return f, _scheduler_of(kernel, f, io_scheduler), spinlock_strategy(f)
+
+
+def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _Prepared:
+    f, sched, strategy = _kernel_info(kernel, io_scheduler)
     c = calibrated_costs() if costs is None else costs
     if not isinstance(workload, WorkloadProfile):
         raise ValueError(f"workload must be a WorkloadProfile, got {type(workload).__name__}")
     if not isinstance(system, SystemConfig):
         raise ValueError(f"system must be a SystemConfig, got {type(system).__name__}")
-    sched = _scheduler_of(kernel, f, io_scheduler)
     w, s = workload, system
     pop = np.atleast_1d(np.asarray(w.clients if clients is None else clients))
-    scalar = clients is None or np.ndim(clients) == 0
     pop = np.array([as_count("clients", v, 0) for v in pop.ravel()], dtype=np.int64)
-    B = pop.size
-    cpus = s.cpus
-    phi = s.dispatch_fraction
-    strategy = spinlock_strategy(f)
-
+    if cpus is None:
+        ncpu = np.full(pop.size, s.cpus, dtype=np.int64)
+        cpus_param = s.cpus
+    else:
+        ncpu = np.array([as_count("cpus", v, 1) for v in np.ravel(cpus)], dtype=np.int64)
+        try:
+            pop, ncpu = (np.ascontiguousarray(a) for a in np.broadcast_arrays(pop, ncpu))
+        except ValueError:
+            raise ValueError(f"cpus must broadcast against clients: got {ncpu.size} CPU counts for "
+                             f"{pop.size} populations") from None
+        cpus_param = int(ncpu[-1])
+    p = _Prepared()
+    p.f, p.w, p.s, p.c, p.sched, p.pop, p.ncpu, p.B = f, w, s, c, sched, pop, ncpu, pop.size
+    p.scalar = (clients is None or np.ndim(clients) == 0) and (cpus is None or np.ndim(cpus) == 0)
+    p.cpus_param = cpus_param
+    p.strategy = strategy
+    # every term of kernel_cpu_time but the 2.4 scan (it follows the runnable tasks of each pass)
+    t = _cpu_terms(f, w, s, c, 1.0, cpus_param if cpus is None else ncpu)
+    p.terms = t
+    p.scan = (0.0 if "o1_scheduler" in f else 1.0) * c.scan_time
     ios = w.io_per_transaction
-    disk_base = ios * (1.0 - (w.hit_ratio if w.read_fraction > 0 else 0.0) * w.read_fraction) * s.disk_time
+    p.disk_base = ios * (1.0 - (w.hit_ratio if w.read_fraction > 0 else 0.0) * w.read_fraction) * s.disk_time
     antic = 0.0
     if sched == "anticipatory" and ios > 0 and w.read_fraction > 0:
+        from zmodel.kernel.iopath import anticipation_hold
+
         hold = float(anticipation_hold(w.read_think_time, c.antic_expire))
         antic = ios * w.read_fraction * (1.0 - w.hit_ratio) * c.antic_miss * hold
-    chan = np.asarray(s.channel_demands) * ios
-    ctrl = ios * s.controller_time
+    p.antic = antic
+    p.chan = np.asarray(s.channel_demands) * ios
+    p.ctrl = ios * s.controller_time
+    locks = []
+    for name, acq, hold in t["global_locks"]:
+        wasted = None
+        if s.overcommit > 1:
+            from zmodel.kernel.hypervisor import spinlock_yield
+
+            wasted = float(spinlock_yield(s.overcommit, hold, p.strategy).wasted_cpu)
+        locks.append((name, acq, hold, wasted))
+    p.locks = locks
+    return p
+
+
+@functools.lru_cache(maxsize=4096)
+def _memory_overhead(f, w, s, c) -> float:
+    """:func:`memory_overhead` of validated, hashable inputs, computed once per distinct system."""
+    return memory_overhead(f, w, s, c)
+
+
+def _compose_all(calls) -> list[SystemResult]:
+    """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
+    from zmodel.kernel.locks import spinlock
+
+    preps = [_prepare(*call) for call in calls]
+    if not preps:
+        return []
+    sizes = np.array([p.B for p in preps])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    seg = np.repeat(np.arange(len(preps)), sizes)
+    B = int(sizes.sum())
+
+    def col(values):  # one value per composition -> one per network
+        return np.repeat(np.asarray(values, dtype=float), sizes)
+
+    def cat(arrays):  # one value or array per composition -> one per network
+        return np.concatenate([np.broadcast_to(np.asarray(a, dtype=float), (n,)) for a, n in zip(arrays, sizes)])
+
+    pop = np.concatenate([p.pop for p in preps])
+    ncpu = np.concatenate([p.ncpu for p in preps])
+    names = ("user", "block_io", "network", "threads", "fork", "memory", "lock_hold")
+    terms = {k: cat([p.terms[k] for p in preps]) for k in names}
+    switches = col([p.w.switches for p in preps])
+    switch_time = col([p.c.switch_time for p in preps])
+    scan = col([p.scan for p in preps])
+    rfrac = col([p.w.runnable_fraction for p in preps])
+    think_time = col([p.w.think_time for p in preps])
+    speed_phi = col([p.s.cpu_speed * p.s.dispatch_fraction for p in preps])
+    disk_base = col([p.disk_base for p in preps])
+    antic = col([p.antic for p in preps])
+    other = np.repeat(np.array([[p.chan[0], p.chan[1], p.chan[2]] for p in preps]), sizes, axis=0)
+    ctrl = col([p.ctrl for p in preps])
+    ext = col([p.w.external_delay for p in preps])
+    servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, p.s.disks,
+                                   math.inf, math.inf] for p in preps]), sizes, axis=0)
+    servers[:, 0] = ncpu
+    # the global locks: per network, acquisitions, hold, wasted CPU under overcommit (NaN: none)
+    slots = max((len(p.locks) for p in preps), default=0)
+    lock_acq = np.full((slots, B), np.nan)
+    lock_hold = np.full((slots, B), np.nan)
+    lock_waste = np.full((slots, B), np.nan)
+    for i, p in enumerate(preps):
+        sl = slice(starts[i], starts[i] + sizes[i])
+        for j, (_name, acq, hold, wasted) in enumerate(p.locks):
+            lock_acq[j, sl], lock_hold[j, sl] = acq, hold
+            lock_waste[j, sl] = math.nan if wasted is None else wasted
 
     # fixed point: per-CPU busy fraction (starts busy), disk utilization (starts idle)
     u_cpu = np.ones(B)
     u_disk = np.zeros(B)
-    runnable = np.maximum(1.0, w.runnable_fraction * pop.astype(float))
-    residual = math.inf
+    runnable = np.maximum(1.0, rfrac * pop.astype(float))
+    residual = np.full(len(preps), math.inf)
+    x, util, spin_total = np.zeros(B), np.zeros((B, 7)), np.zeros(B)
+    d_cpu, d_disk = np.zeros(B), np.zeros(B)
+    active = np.ones(len(preps), dtype=bool)
     for _ in range(FIXED_POINT_ITERATIONS):
-        t = kernel_cpu_time(f, w, s, c, runnable=runnable)
-        base = (t["user"] + np.asarray(t["scheduler"], dtype=float) + t["block_io"] + t["network"]
-                + t["threads"] + t["fork"] + t["memory"] + t["lock_hold"]) * np.ones(B)
-        spin_total = np.zeros(B)
-        waste = np.zeros(B)
-        for _name, acq, hold in t["global_locks"]:
-            busy = np.clip(u_cpu, 1e-6, 1.0)
-            with np.errstate(over="ignore", divide="ignore"):
-                think = np.maximum(base / acq - hold, 0.0) / busy
-            if not np.all(np.isfinite(think)):  # acquired so rarely that it is never contended
-                continue
-            lk = spinlock(cpus, think, hold)
-            spin_total = spin_total + np.asarray(lk.spin_fraction, dtype=float)
-            if s.overcommit > 1:
-                y = spinlock_yield(s.overcommit, hold, strategy)
-                waste = waste + acq * np.asarray(lk.utilization, dtype=float) * float(y.wasted_cpu)
-        spin_total = np.minimum(spin_total, 0.95)
-        d_cpu = (base + waste) / (s.cpu_speed * phi * (1.0 - spin_total))
-        d_disk = disk_base + antic * u_disk
-        demands = np.stack([d_cpu, np.full(B, chan[0]), np.full(B, chan[1]), np.full(B, chan[2]),
-                            d_disk, np.full(B, ctrl), np.full(B, w.external_delay)], axis=-1)
-        r = mva(demands, pop, w.think_time,
-                servers=[cpus, s.channel_paths, s.channel_paths, s.channel_paths, s.disks, math.inf, math.inf])
-        x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
-        util = np.atleast_2d(np.asarray(r.utilization, dtype=float))
-        u_new = np.clip(util[:, 0], 0.0, 1.0)
-        u_cpu_next = np.where(pop > 0, u_new, 1.0)
-        u_disk_next = np.clip(util[:, 4], 0.0, 1.0)
-        residual = float(max(np.max(np.abs(u_cpu_next - u_cpu)), np.max(np.abs(u_disk_next - u_disk))))
-        u_cpu, u_disk = u_cpu_next, u_disk_next
+        # the networks of the compositions whose fixed point is not yet exact (an exact one
+        # would repeat its last pass bit for bit: compose stops there)
+        ix = np.flatnonzero(active[seg])
+        sg = seg[ix]
+        nb = ix.size
+        sched = _scheduler_time(switches[ix], switch_time[ix], scan[ix], np.maximum(1.0, runnable[ix]))
+        base = (terms["user"][ix] + sched + terms["block_io"][ix] + terms["network"][ix] + terms["threads"][ix]
+                + terms["fork"][ix] + terms["memory"][ix] + terms["lock_hold"][ix]) * np.ones(nb)
+        spin_a = np.zeros(nb)
+        waste = np.zeros(nb)
+        if slots:
+            # every global lock of every network: its queue of CPUs (the think times follow
+            # this pass's base demand and busy fraction), solved per CPU count in one call
+            acq_a, hold_a, waste_a, ncpu_a = lock_acq[:, ix], lock_hold[:, ix], lock_waste[:, ix], ncpu[ix]
+            has = ~np.isnan(acq_a)
+            busy = np.clip(u_cpu[ix], 1e-6, 1.0)
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                think = np.maximum(base / acq_a - hold_a, 0.0) / busy
+            for j in range(slots):
+                # a composition whose lock is acquired so rarely that it is never contended skips it
+                bad = np.zeros(len(preps), dtype=bool)
+                np.logical_or.at(bad, sg[has[j]], ~np.isfinite(think[j, has[j]]))
+                has[j] &= ~bad[sg]
+            spin = np.zeros((slots, nb))
+            util_lock = np.zeros((slots, nb))
+            for n_cpu in np.unique(ncpu_a[has.any(axis=0)]):
+                sel = has & (ncpu_a == n_cpu)
+                lk = spinlock(int(n_cpu), think[sel], hold_a[sel])
+                spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
+                util_lock[sel] = np.asarray(lk.utilization, dtype=float)
+            for j in range(slots):   # in the order of the locks, as compose adds them
+                idx = np.flatnonzero(has[j])
+                spin_a[idx] = spin_a[idx] + spin[j, idx]
+                over = idx[~np.isnan(waste_a[j, idx])]
+                if over.size:
+                    waste[over] = waste[over] + acq_a[j, over] * util_lock[j, over] * waste_a[j, over]
+        spin_a = np.minimum(spin_a, 0.95)
+        dc = (base + waste) / (speed_phi[ix] * (1.0 - spin_a))
+        dd = disk_base[ix] + antic[ix] * u_disk[ix]
+        demands = np.stack([dc, other[ix, 0], other[ix, 1], other[ix, 2], dd, ctrl[ix], ext[ix]], axis=-1)
+        r = mva(demands, pop[ix], think_time[ix], servers=servers[ix])
+        x[ix] = r.throughput
+        ut = np.atleast_2d(np.asarray(r.utilization, dtype=float))
+        util[ix] = ut
+        spin_total[ix], d_cpu[ix], d_disk[ix] = spin_a, dc, dd
+        u_new = np.clip(ut[:, 0], 0.0, 1.0)
+        u_cpu_next = np.where(pop[ix] > 0, u_new, 1.0)
+        u_disk_next = np.clip(ut[:, 4], 0.0, 1.0)
+        change = np.maximum(np.abs(u_cpu_next - u_cpu[ix]), np.abs(u_disk_next - u_disk[ix]))
+        first = np.flatnonzero(np.r_[True, sg[1:] != sg[:-1]])
+        req = sg[first]
+        residual[req] = np.maximum.reduceat(change, first)
+        u_cpu[ix], u_disk[ix] = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
-        runnable_next = np.maximum(1.0, np.minimum(w.runnable_fraction * pop, q_cpu))
-        if residual == 0.0 and np.array_equal(runnable_next, runnable):
-            break  # an exact fixed point: every further pass would repeat this one bit for bit
-        runnable = runnable_next
+        runnable_next = np.maximum(1.0, np.minimum(rfrac[ix] * pop[ix], q_cpu))
+        same = np.logical_and.reduceat(runnable_next == runnable[ix], first)
+        runnable[ix] = runnable_next
+        active[req[(residual[req] == 0.0) & same]] = False
+        if not active.any():
+            break
     with np.errstate(invalid="ignore", divide="ignore"):
-        resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - w.think_time, 0.0)
+        resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - think_time, 0.0)
     u_station = np.where(pop > 0, util[:, 0], 0.0)
     chan_u = np.max(util[:, 1:4], axis=1)
-    mem = memory_overhead(f, w, s, c)
-    used = sorted(_used_features(f, w, s, sched))
-    params = dict(cpus=cpus, speed=float(s.cpu_speed), dispatch=float(phi), disks=s.disks,
-                  paths=s.channel_paths, io_scheduler=sched, spin_strategy=strategy,
-                  D_cpu=float(d_cpu[-1]), D_disk=float(d_disk[-1]), spin=float(spin_total[-1]),
-                  Z=float(w.think_time))
-    out = dict(clients=pop.astype(float), throughput=x, response_time=np.maximum(resp, 0.0),
-               cpu_utilization=u_station * phi, steal=u_station * (1.0 - phi), spin_fraction=spin_total,
-               channel_utilization=chan_u, disk_utilization=np.where(pop > 0, util[:, 4], 0.0),
-               cpu_demand=d_cpu, disk_demand=d_disk)
-    if scalar:
-        out = {k: float(v[0]) for k, v in out.items()}
-    return SystemResult(**out, memory_overhead=mem, features=",".join(used), parameters=params,
-                        residual=residual, converged=bool(residual < FIXED_POINT_TOL))
+    phi = col([p.s.dispatch_fraction for p in preps])
+    fields = dict(clients=pop.astype(float), throughput=x, response_time=np.maximum(resp, 0.0),
+                  cpu_utilization=u_station * phi, steal=u_station * (1.0 - phi), spin_fraction=spin_total,
+                  channel_utilization=chan_u, disk_utilization=np.where(pop > 0, util[:, 4], 0.0),
+                  cpu_demand=d_cpu, disk_demand=d_disk)
+    out = []
+    for i, p in enumerate(preps):
+        sl = slice(starts[i], starts[i] + sizes[i])
+        vals = {k: v[sl].copy() for k, v in fields.items()}
+        if p.scalar:
+            vals = {k: float(v[0]) for k, v in vals.items()}
+        s, w = p.s, p.w
+        params = dict(cpus=p.cpus_param, speed=float(s.cpu_speed), dispatch=float(s.dispatch_fraction),
+                      disks=s.disks, paths=s.channel_paths, io_scheduler=p.sched, spin_strategy=p.strategy,
+                      D_cpu=float(d_cpu[sl][-1]), D_disk=float(d_disk[sl][-1]), spin=float(spin_total[sl][-1]),
+                      Z=float(w.think_time))
+        res = float(residual[i])
+        out.append(SystemResult(**vals, memory_overhead=_memory_overhead(p.f, w, s, p.c),
+                                features=",".join(sorted(_used_features(p.f, w, s, p.sched))), parameters=params,
+                                residual=res, converged=bool(res < FIXED_POINT_TOL)))
+    return out
 
 
 #: parameters of :attr:`SystemResult.parameters` given in seconds (``s`` suffix in the text form)

@@ -173,8 +173,8 @@ def _ld_network(D, Z, npop, kind, c_of, q, r):
 def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
     """Exact single-class MVA of ``B`` independent networks.
 
-    D (B, K) demands [s]; Z (B,) think times [s]; N (B,) populations; servers (K,) float
-    (1, k > 1, or inf). Writes X (B,), Q, R, U (B, K) and the response time RT (B,).
+    D (B, K) demands [s]; Z (B,) think times [s]; N (B,) populations; servers (B, K) float
+    (1, k > 1, or inf; one row per network). Writes X (B,), Q, R, U (B, K) and the response time RT (B,).
     A network with N > 0 and no demand at all gets X = nan (the caller raises).
     """
     B, K = D.shape
@@ -198,8 +198,12 @@ def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
         multi = False
         nqueue = 0
         for k in range(K):
-            c = servers[k]
-            if c == 1.0:
+            c = servers[b, k]
+            if c == 1.0 and D[b, k] == 0.0:
+                # a single server without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a
+                # delay of zero; solved as one (it adds exactly nothing to any sum)
+                kind[k] = _DELAY
+            elif c == 1.0:
                 kind[k] = _QUEUE
                 qidx[nqueue] = k
                 nqueue += 1
@@ -217,7 +221,7 @@ def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
         rt = 0.0
         for k in range(K):
             rt += R[b, k]
-            c = servers[k]
+            c = servers[b, k]
             U[b, k] = 0.0 if c == np.inf else x * D[b, k] / c
         RT[b] = rt
 

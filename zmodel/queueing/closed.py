@@ -148,14 +148,17 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     think_time : float or array_like
         Think time Z of the terminals (a delay outside the response time), broadcast
         against the batch shape [s].
-    servers : int, float or sequence of length K
+    servers : int, float, sequence of length K, or array_like of shape (..., K)
         1 = single-server queue, an integer k > 1 = k identical servers (solved
-        exactly), ``math.inf`` = delay station [1].
+        exactly), ``math.inf`` = delay station. An array with leading axes gives each
+        network of the batch its own server counts (broadcast against the batch
+        shape), e.g. a sweep over the processors of a CPU station [1].
     rate_multipliers : dict or sequence, optional
         Load-dependent stations: ``{station: alpha}`` with ``alpha`` a table alpha(1),
         alpha(2), ... (at least one entry per population level up to the largest N) or
         a callable alpha(n); solved by the exact load-dependent recursion of
-        :func:`zmodel.queueing.mva_load_dependent`, one network at a time [1].
+        :func:`zmodel.queueing.mva_load_dependent`, one network at a time; not combined
+        with per-network server counts [1].
 
     Returns
     -------
@@ -222,6 +225,12 @@ def mva(service_demands, population, think_time=0.0, servers=1,
 
     >>> mva([[1.0, 2.0], [1.0, 1.0]], population=[3, 0]).throughput
     array([0.46666667, 0.        ])
+
+    Per-network server counts: one station of demand 1 s with 1 and 2 servers, two jobs
+    (X = 1 and 2 by hand: with 2 servers nobody queues).
+
+    >>> mva([1.0], population=2, servers=[[1], [2]]).throughput
+    array([1., 2.])
     """
     D = as_float_array("service_demands", service_demands, min_ndim=1)
     if D.shape[-1] == 0:
@@ -230,16 +239,23 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     N = as_int_array("population", population, minimum=0)
     Z = as_float_array("think_time", think_time)
     K = D.shape[-1]
-    srv = as_servers(servers, K)
+    srv = _batch_servers(servers, K)
     try:
         batch = np.broadcast_shapes(D.shape[:-1], Z.shape, N.shape)
     except ValueError:
         raise ValueError(
             "think_time and population must broadcast against the batch shape "
             f"{D.shape[:-1]} of service_demands, got shapes {Z.shape} and {N.shape}") from None
+    try:
+        batch = np.broadcast_shapes(batch, srv.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"servers must broadcast against the batch shape {batch} (its shape without the station axis), "
+            f"got shape {srv.shape}") from None
     Db = np.ascontiguousarray(np.broadcast_to(D, batch + (K,))).reshape(-1, K)
     Zb = np.ascontiguousarray(np.broadcast_to(Z, batch), dtype=float).reshape(-1)
     Nb = np.ascontiguousarray(np.broadcast_to(N, batch), dtype=np.int64).reshape(-1)
+    Sb = np.ascontiguousarray(np.broadcast_to(srv, batch + (K,)), dtype=float).reshape(-1, K)
     B = Db.shape[0]
     X = np.empty(B)
     Q = np.empty((B, K))
@@ -247,8 +263,11 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     U = np.empty((B, K))
     resp = np.empty(B)
     if rate_multipliers is None:
-        _kernels().mva_batch(Db, Zb, Nb, srv, X, Q, R, U, resp)
+        _kernels().mva_batch(Db, Zb, Nb, Sb, X, Q, R, U, resp)
     else:
+        if srv.ndim > 1:
+            raise ValueError("servers must be one count per station (shape (K,)) when rate_multipliers "
+                             f"are given, got shape {srv.shape}")
         from .loaddep import _mva_batch_ld
 
         X, Q, R, U = _mva_batch_ld(Db, Zb, Nb, srv, rate_multipliers)
@@ -264,6 +283,17 @@ def mva(service_demands, population, think_time=0.0, servers=1,
         X, resp = float(X), float(resp)
     return MVAResult(throughput=X, response_time=resp, residence_time=R,
                      queue_length=Q, utilization=U)
+
+
+def _batch_servers(servers, stations: int) -> np.ndarray:
+    """The ``servers`` convention of :func:`as_servers`, or one row of it per network (shape (..., K))."""
+    if np.ndim(servers) < 2:
+        return as_servers(servers, stations)
+    arr = as_float_array("servers", servers, allow_inf=True)
+    if arr.shape[-1] != stations:
+        raise ValueError(f"servers must have one entry per station ({stations}) on its last axis, "
+                         f"got shape {arr.shape}")
+    return as_servers(arr.reshape(-1), arr.size).reshape(arr.shape)
 
 
 # --------------------------------------------------------------------------- multiclass
