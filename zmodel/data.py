@@ -625,26 +625,11 @@ def read_measurements(path) -> "pd.DataFrame":
         required columns.
     """
     import csv
-    import os
-    import stat as _stat
 
     import pandas as pd
 
     path = Path(path)
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the measurements ({exc.strerror or exc})") from None
-    if not _stat.S_ISREG(st.st_mode):
-        raise ValueError(f"{path}: measurements must be a regular file")
-    if st.st_size > MAX_MEASUREMENT_BYTES:
-        raise ValueError(f"{path}: measurements larger than {MAX_MEASUREMENT_BYTES} bytes")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path.name}: file: is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the measurements ({exc.strerror or exc})") from None
+    text = _read_user_text(path)
     rows = list(csv.reader(text.splitlines()))
     if not rows or not any(cell.strip() for cell in rows[0]):
         raise _fail(path, "line 1 (header)", f"file is empty; expected a header with {list(MEASUREMENT_COLUMNS)}")
@@ -730,6 +715,8 @@ def _read_user_text(path, what: str = "measurements") -> str:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path.name}: file: is not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
 
