@@ -1,6 +1,7 @@
 # zmodel: two commands on a fresh machine with only Python 3.11+.
 #   make test      build .venv from the lock if needed, run the tests (nbval notebooks included; the
-#                  tests marked slow are deselected, see pyproject.toml) -- what CI runs
+#                  tests marked slow are deselected, see pyproject.toml) on WORKERS processes
+#                  (pytest-xdist, one test file per worker at a time) -- what CI runs
 #   make test-all  the same plus the slow tests
 #   make report  build .venv if needed, calibrate the models, write the report
 #   make browser install headless Chromium for the report's browser test (root + apt-get)
@@ -9,6 +10,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# test processes (pytest-xdist): the machines have 2 cores; WORKERS=0 runs in this process
+WORKERS ?= 2
+XDIST  := $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 .PHONY: all test test-all report venv lock bench notebooks browser mutation clean
 
@@ -24,10 +28,10 @@ $(STAMP): requirements.lock pyproject.toml
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST)
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -m "slow or not slow"
+	$(BIN)/python -m pytest $(XDIST) -m "slow or not slow"
 
 report: $(STAMP)
 	$(BIN)/python -m zmodel.report
