@@ -199,7 +199,7 @@ def test_deadline_birth_death_two_readers_by_hand():
     w0, w1 = 1.0, (2 / z) / mu[1]
     w2 = w1 * (1 / z) / mu[2]
     x = (w1 * mu[1] + w2 * mu[2]) / (w0 + w1 + w2)
-    r = scheduler_throughput("deadline", 2, ONE, z, locality=1.0)
+    r = scheduler_throughput("deadline", 2, ONE, z, locality=1.0, file_size=math.inf)   # endless streams
     assert r.throughput == pytest.approx(x, rel=1e-10)
     assert r.device_utilization == pytest.approx((w1 + w2) / (w0 + w1 + w2), rel=1e-10)
 
@@ -210,7 +210,7 @@ def test_anticipatory_single_disk_one_reader_by_hand():
     hold = z * (1 - eps)
     s_near, s_far = 4096 / 40e6, ONE.service(1)
     d = hold + (1 - eps) * s_near + eps * s_far
-    r = scheduler_throughput("anticipatory", 1, ONE, z, locality=1.0, antic_expire=w)
+    r = scheduler_throughput("anticipatory", 1, ONE, z, locality=1.0, antic_expire=w, file_size=math.inf)
     assert r.throughput == pytest.approx(1 / (d + z - hold), rel=1e-10)
 
 

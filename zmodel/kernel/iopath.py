@@ -65,6 +65,10 @@ __all__ = [
     "unplug_throughput",
     "elevator_seek_time",
     "IODevice",
+    "DriveReadAhead",
+    "THINK_DISTRIBUTIONS",
+    "MAX_THINK_TIME",
+    "DEFAULT_FILE_SIZE",
     "IOSchedulerCosts",
     "SchedulerResult",
     "scheduler_throughput",
@@ -83,6 +87,19 @@ __all__ = [
 SCHEDULERS = ("noop", "deadline", "anticipatory", "cfq")
 #: unplugging scopes: all queues (2.4, 2.6 < 2.6.6) or one queue (2.6.6 "per backing dev unplugging")
 UNPLUG_SCOPES = ("global", "per_backing_dev")
+#: think-time distributions a reader may have between its reads
+THINK_DISTRIBUTIONS = ("exponential", "deterministic")
+#: longest think-time sample the anticipatory scheduler records: ``MAX_THINKTIME (HZ/50UL)``
+#: jiffies of Linux 2.6 ``drivers/block/as-iosched.c`` (2.6.11: ``as_update_iohist`` caps each
+#: sample at ``MAX_THINKTIME - 1``), 20 ms at HZ = 1000 and at HZ = 100 [s]
+MAX_THINK_TIME = 20e-3
+#: default file size of :func:`scheduler_throughput`: a reader reads a file of this size
+#: sequentially, then seeks to another. 189 KB is the mean file size of the 2004 snapshot of
+#: Agrawal, Bolosky, Douceur, Lorch, "A five-year study of file-system metadata", Proc. 5th
+#: USENIX FAST, 2007, pp. 31-45, §4 (file sizes) -- figure recalled, its page not re-checked
+#: in the stored copy; the median file is far smaller (a few KB), so the mean is the
+#: generous, sequential end of the reading [B]
+DEFAULT_FILE_SIZE = 189.0 * 1024
 
 
 # =========================================================================== plugging
@@ -397,6 +414,57 @@ def elevator_seek_time(disk: Disk, queue_depth):
 
 # =========================================================================== devices
 @dataclasses.dataclass(frozen=True)
+class DriveReadAhead:
+    r"""A drive's segmented read-ahead cache: after a media read it fills the segment with what follows.
+
+    Parameters
+    ----------
+    segments : int
+        Cache segments, one per sequential stream the drive can follow at once [1].
+    segment_size : float
+        Bytes per segment: the request plus the read-ahead behind it [B].
+    interface_rate : float
+        Transfer rate from the drive's buffer to the host (the bus), for a hit [B/s].
+
+    Notes
+    -----
+    SCSI drives divide their buffer into segments set by the caching mode page (08h):
+    "Number of Cache Segments" and "Cache Segment Size" (e.g. Quantum Atlas 10K II
+    Ultra160 SCSI manual, §5.14.3.6, Figure 5-32). After a media read the drive keeps
+    reading into the request's segment ("the disk drive continues to read till a certain
+    amount of data is stored", Fujitsu MPF3xxxAT manual, §6.5.3); a later read whose
+    first sector is in a segment is a *hit*, served from the buffer without media access
+    (Fujitsu MHD2032AT manual, §6.5 "Sequential hit", p. 6-19; Ruemmler & Wilkes 1994,
+    "data caching": read-ahead and segmented caches). Segments are replaced least
+    recently used. Defaults: the IBM Ultrastar DDRS-3xxxx OEM specification, Caching
+    page, p. 108, lists 3 segments of 128 KB (or 6 of 64 KB); the bus of an Ultra160 SCSI
+    drive moves 160 MB/s.
+
+    Examples
+    --------
+    >>> ra = DriveReadAhead()
+    >>> ra.segments, ra.segment_size
+    (3, 131072.0)
+    >>> round(ra.requests_per_segment(4096.0), 12)
+    32.0
+    """
+
+    segments: int = 3
+    segment_size: float = 128.0 * 1024
+    interface_rate: float = 160e6
+
+    def __post_init__(self):
+        object.__setattr__(self, "segments", as_count("segments", self.segments))
+        object.__setattr__(self, "segment_size", as_scalar("segment_size", self.segment_size, positive=True))
+        object.__setattr__(self, "interface_rate", as_scalar("interface_rate", self.interface_rate, positive=True))
+
+    def requests_per_segment(self, request_size) -> float:
+        """Reads of ``request_size`` one segment holds, at least 1 [1]."""
+        b = as_scalar("request_size", request_size, positive=True)
+        return max(self.segment_size / b, 1.0)
+
+
+@dataclasses.dataclass(frozen=True)
 class IODevice:
     r"""What a Linux request queue drives: one spindle, or a storage server with many.
 
@@ -416,6 +484,9 @@ class IODevice:
         caching, and request reordering").
     request_size : float
         Bytes per request [B].
+    read_ahead : DriveReadAhead or None
+        The drive's segmented read-ahead cache (single spindle only); ``None``: no
+        segment survives a switch to another stream (the behaviour before it existed).
 
     Notes
     -----
@@ -440,6 +511,7 @@ class IODevice:
     near_service_time: float
     disk: Disk | None = None
     request_size: float = 4096.0
+    read_ahead: DriveReadAhead | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "spindles", as_count("spindles", self.spindles))
@@ -449,16 +521,21 @@ class IODevice:
         if self.disk is not None and not isinstance(self.disk, Disk):
             raise ValueError(f"disk must be a Disk or None, got {type(self.disk).__name__}")
         object.__setattr__(self, "request_size", as_scalar("request_size", self.request_size, positive=True))
+        if self.read_ahead is not None:
+            if not isinstance(self.read_ahead, DriveReadAhead):
+                raise ValueError(f"read_ahead must be a DriveReadAhead or None, got {type(self.read_ahead).__name__}")
+            if self.disk is None:
+                raise ValueError("read_ahead needs a single drive (disk), not a storage server")
 
     @classmethod
-    def single_disk(cls, disk: Disk, request_size=4096.0) -> "IODevice":
-        """One drive with one moving head; host ordering shortens its seeks."""
+    def single_disk(cls, disk: Disk, request_size=4096.0, read_ahead: DriveReadAhead | None = None) -> "IODevice":
+        """One drive with one moving head; host ordering shortens its seeks; optional drive read-ahead."""
         if not isinstance(disk, Disk):
             raise ValueError(f"disk must be a Disk, got {type(disk).__name__}")
         request_size = as_scalar("request_size", request_size, positive=True)
         s = float(disk.service_time(request_size))
         near = float(disk.transfer_time(request_size))
-        return cls(1, s, near, disk, request_size)
+        return cls(1, s, near, disk, request_size, read_ahead)
 
     @classmethod
     def storage_server(cls, server: StorageServer, request_size=4096.0, hit_ratio=0.0) -> "IODevice":
@@ -547,38 +624,60 @@ class IOSchedulerCosts:
 
 
 @vectorized
-def anticipation_hold(think_time, antic_expire):
+def anticipation_hold(think_time, antic_expire, distribution="exponential"):
     r"""Mean time the anticipatory scheduler idles after a read: :math:`E[\min(Z, w)]`.
 
     Parameters
     ----------
     think_time : float or array_like
-        Mean (exponential) time from a read's completion to the process's next read [s].
+        Mean time from a read's completion to the process's next read [s].
     antic_expire : float or array_like
         Longest anticipation wait (``antic_expire``) [s].
+    distribution : {"exponential", "deterministic"}
+        Distribution of the think time :math:`Z` with that mean.
 
     Returns
     -------
     float or ndarray
-        :math:`Z (1 - e^{-w/Z})` [s]; 0 when :math:`Z = 0`.
+        Exponential: :math:`\bar Z (1 - e^{-w/\bar Z})`, 0 when :math:`\bar Z = 0`;
+        deterministic: :math:`\min(\bar Z, w)` [s].
 
     Notes
     -----
-    For :math:`Z \sim \mathrm{Exp}(1/\bar Z)`,
-    :math:`E[\min(Z, w)] = \int_0^w P(Z > t)\,dt = \bar Z (1 - e^{-w/\bar Z})`,
-    computed as ``-Z * expm1(-w/Z)``.
+    :math:`E[\min(Z, w)] = \int_0^w P(Z > t)\,dt`; for :math:`Z \sim
+    \mathrm{Exp}(1/\bar Z)` that is :math:`\bar Z (1 - e^{-w/\bar Z})`, computed as
+    ``-Z * expm1(-w/Z)``; for a constant :math:`Z` it is :math:`\min(Z, w)`.
 
     Examples
     --------
     >>> round(anticipation_hold(1e-3, 6e-3) * 1e3, 9)     # 1 - e^-6
     0.997521248
+    >>> float(anticipation_hold(8e-3, 6e-3, "deterministic"))
+    0.006
     """
+    as_choice("distribution", distribution, THINK_DISTRIBUTIONS)
     z = as_float_array("think_time", think_time)
     w = as_float_array("antic_expire", antic_expire)
     z, w = np.broadcast_arrays(z, w)
+    if distribution == "deterministic":
+        return np.minimum(z, w) * 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # tiny z: expm1(-inf) = -1
         g = np.where(z > 0, -z * np.expm1(-w / np.where(z > 0, z, 1.0)), 0.0)
     return g
+
+
+def _late_probability(z: float, w: float, distribution: str) -> float:
+    """P(Z > w): the anticipated reader misses the window (0 for Z = 0)."""
+    if z <= 0:
+        return 0.0
+    if distribution == "deterministic":
+        return 1.0 if z > w else 0.0
+    return math.exp(-w / z)
+
+
+def _recorded_think_mean(z: float, distribution: str) -> float:
+    """Mean think time the scheduler records: samples capped at :data:`MAX_THINK_TIME` [s]."""
+    return float(anticipation_hold(z, MAX_THINK_TIME, distribution))
 
 
 def _birth_death(n_pop: int, think: float, mu) -> tuple[float, float]:
@@ -593,7 +692,8 @@ def _birth_death(n_pop: int, think: float, mu) -> tuple[float, float]:
 
 @vectorized
 def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, locality=1.0,
-                         antic_expire=6e-3, cfq_quantum=4) -> SchedulerResult:
+                         antic_expire=6e-3, cfq_quantum=4, file_size=DEFAULT_FILE_SIZE,
+                         think_distribution="exponential", think_heuristic=True) -> SchedulerResult:
     r"""Throughput of ``processes`` synchronous readers on ``device`` under an I/O scheduler.
 
     Parameters
@@ -603,16 +703,28 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     processes : int or array_like of int
         Readers, each with one synchronous read outstanding or thinking [1].
     device : IODevice
-        Single spindle or storage server.
+        Single spindle (optionally with a :class:`DriveReadAhead`) or storage server.
     think_time : float
-        Mean (exponential) time between a read's completion and the reader's next read [s].
+        Mean time between a read's completion and the reader's next read [s].
     locality : float
-        Probability that a reader's next read is adjacent to its previous one [1].
+        Probability that a reader's next read within a file is adjacent to its previous
+        one [1].
     antic_expire : float
         Anticipation timeout (``antic_expire``: HZ/150 jiffies, at least one — 6 ms at
         HZ = 1000, 10 ms at HZ = 100) [s].
     cfq_quantum : int
         Requests CFQ moves to dispatch per round (``cfq_quantum``) [1].
+    file_size : float
+        Bytes a reader reads sequentially before it moves to another file (a seek):
+        a run of :math:`R = \lceil \text{file\_size}/B \rceil` requests; ``math.inf``
+        is one endless stream per reader (the behaviour before file sizes existed;
+        default :data:`DEFAULT_FILE_SIZE`) [B].
+    think_distribution : {"exponential", "deterministic"}
+        Distribution of the think time.
+    think_heuristic : bool
+        Apply the anticipatory scheduler's think-time test: it does not anticipate a
+        reader whose recorded mean think time exceeds ``antic_expire`` (``False``: it
+        always anticipates, the behaviour before the test was modelled).
 
     Returns
     -------
@@ -620,53 +732,96 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
 
     Notes
     -----
+    **A reader's requests.** A reader reads files of :math:`R` requests of :math:`B`
+    bytes: the first request of a file is far (a seek), each of the :math:`R-1` others
+    continues the previous one with probability :math:`\ell` (``locality``). A request
+    continues its stream with probability :math:`\ell_R = \ell (1 - 1/R)`; so one reader
+    alone pays one seek and :math:`R` transfers per file (:math:`R \to \infty` gives
+    :math:`\ell`, the endless stream).
+
+    **Drive read-ahead** (``device.read_ahead``, :class:`DriveReadAhead`): with
+    :math:`N \le k` readers and :math:`k` segments of :math:`G` bytes, every media read
+    fills its stream's segment (prefetch :math:`p = (G-B)/r`, :math:`r` the media rate)
+    and a continuing request is a hit, served over the bus in :math:`t_h = B/r_\text{bus}`,
+    except one in :math:`m = \lfloor G/B \rfloor` of a stream — per file,
+    :math:`\lceil R/m \rceil - 1` of the :math:`R-1` continuing requests miss, the
+    fraction :math:`f` (:math:`1/m` for endless streams); :math:`h = 1 - f`. A sweep
+    (C-LOOK) serves the streams in a fixed cyclic order, so with :math:`N > k` the least
+    recently used segment is always the one needed next and nothing hits (:math:`h = 0`,
+    and the prefetch is not charged: the next queued command aborts it). Without
+    read-ahead :math:`h = p = 0`. A continuing request then costs, when the previous
+    request served was the same reader's with probability :math:`\nu`,
+
+    .. math:: C(q, \nu) = h\,t_h + (1-h)\,[\nu S_\text{near} + (1-\nu) S(q) + p],
+
+    and a file's first request :math:`F(q) = S(q) + p`.
+
     **Non-anticipatory schedulers on one spindle** (noop, deadline, CFQ): a
     finite-source birth–death chain on the number :math:`n` of queued reads,
     births :math:`(N-n)/Z`, deaths :math:`\mu(n)` (Kleinrock 1975, ch. 3 and §3.9,
-    load-dependent service):
+    load-dependent service; the infinite-server think station makes the chain's
+    throughput insensitive to the think-time distribution, Baskett, Chandy, Muntz &
+    Palacios 1975):
 
     .. math::
 
         p_n \propto \frac{N!}{(N-n)!\,Z^n}\prod_{k=1}^{n}\frac{1}{\mu(k)},\qquad
-        X = \sum_n p_n \mu(n),
+        X = \sum_n p_n \mu(n),\qquad
+        \frac{1}{\mu(n)} = \ell_R\, C(q_n, 1/N) + (1-\ell_R) F(q_n).
 
-    with :math:`1/\mu(n) = \pi_N S_\text{near} + (1-\pi_N) S(q_n)`. The elevator
-    depth :math:`q_n` is 1 for noop (first-come first-served), :math:`n` for deadline
-    (C-LOOK; read deadlines of 500 ms do not bind here) and :math:`\min(n,`
-    ``cfq_quantum``:math:`)` for CFQ. Locality survives only if the previous read
-    served was the same reader's: :math:`\pi_N = \ell/N` by symmetry — the
-    "deceptive idleness" of Iyer & Druschel (2001, §2): a work-conserving scheduler
-    switches readers as soon as one read completes.
+    The elevator depth :math:`q_n` is 1 for noop (first-come first-served), :math:`n`
+    for deadline (C-LOOK; read deadlines of 500 ms do not bind here) and
+    :math:`\min(n,` ``cfq_quantum``:math:`)` for CFQ. The previous request served is the
+    same reader's with probability :math:`1/N` by symmetry — the "deceptive idleness"
+    of Iyer & Druschel (2001, §2): a work-conserving scheduler switches readers as soon
+    as one read completes. Without read-ahead and with endless streams this is
+    :math:`\pi S_\text{near} + (1-\pi) S(q_n)`, :math:`\pi = \ell/N`.
 
     **Anticipatory on one spindle**: after each read the head is held for the same
     reader up to :math:`w`. It returns in time with probability
-    :math:`1-\epsilon`, :math:`\epsilon = e^{-w/Z}`, and is then served near (with
-    probability :math:`\ell`); otherwise the wait :math:`w` is lost and another
-    reader is served from depth :math:`N-1`. Holding time per read (idle plus
-    service):
+    :math:`1-\epsilon`, :math:`\epsilon = P(Z > w)` (:math:`e^{-w/\bar Z}` for
+    exponential, :math:`\mathbf 1[\bar Z > w]` for a constant think time), and its
+    request is served near; otherwise the wait is lost and another reader is served
+    from depth :math:`N-1`. The hold is paid at a file's end too (the scheduler waits
+    for the same process, whose next read is a seek). Holding time per read (idle plus
+    service), :math:`q = N - 1`:
 
     .. math::
 
-        D_{AS} = E[\min(Z, w)] + (1-\epsilon)[\ell S_\text{near} + (1-\ell) S(N-1)]
-                 + \epsilon\, S(N-1),
+        D_{AS} = E[\min(Z, w)] + (1-\epsilon)[\ell_R C(q, 1) + (1-\ell_R) F(q)]
+                 + \epsilon\, [\ell_R C(q, 0) + (1-\ell_R) F(q)],
 
     one single-server station in a closed network (exact MVA) with the reader's
-    remaining think time :math:`Z - E[\min(Z,w)]` (it thinks while the head waits
-    for it).
+    remaining think time :math:`\bar Z - E[\min(Z,w)]` (it thinks while the head waits
+    for it). With ``think_heuristic`` the scheduler anticipates only a reader whose mean
+    think time, recorded from samples capped at ``MAX_THINKTIME`` = HZ/50 jiffies
+    (:data:`MAX_THINK_TIME`, 20 ms), is at most :math:`w`: Linux 2.6.11
+    ``drivers/block/as-iosched.c``, ``as_can_break_anticipation``, "the process thinks
+    too much between requests" (``aic->ttime_mean > ad->antic_expire``); the recorded
+    mean is :math:`E[\min(Z, 20\,\mathrm{ms})]`. A reader that thinks too long is served
+    as by deadline (the same elevator, ``as_choose_req``).
 
     **Storage server** (``spindles`` > 1): a multi-server station of ``spindles``
-    servers and demand ``service_time`` (pooled; host ordering has no effect), the
-    finite-source M/M/c//N queue (:func:`zmodel.queueing.machine_repairman`). The anticipatory scheduler adds a single-server *dispatch gate* held
-    :math:`E[\min(Z, w)]` per read, during which no other reader's request is
-    dispatched (the one-moving-head assumption, ibmsj "I/O"); the reader thinks while
-    it holds the gate. At heavy load :math:`X_{AS} \to \min(1/E[\min(Z,w)],
-    m/S)`, while the others reach :math:`m/S`.
+    servers and demand ``service_time`` (pooled; host ordering and file sizes have no
+    effect), the finite-source M/M/c//N queue
+    (:func:`zmodel.queueing.machine_repairman`). The anticipatory scheduler adds a
+    single-server *dispatch gate* held :math:`E[\min(Z, w)]` per read, during which no
+    other reader's request is dispatched (the one-moving-head assumption, ibmsj "I/O");
+    the reader thinks while it holds the gate. At heavy load :math:`X_{AS} \to
+    \min(1/E[\min(Z,w)], m/S)`, while the others reach :math:`m/S`.
 
     References
     ----------
     S. Iyer, P. Druschel, "Anticipatory scheduling: a disk scheduling framework to
     overcome deceptive idleness in synchronous I/O", Proc. 18th ACM SOSP, 2001,
-    pp. 117-130. doi:10.1145/502034.502046
+    pp. 117-130, §2 (deceptive idleness), §3 (waiting for the same process's next
+    request, bounded by a timeout). doi:10.1145/502034.502046 (section numbers from the
+    paper's structure; page of each section not re-checked)
+    Linux 2.6.11, ``drivers/block/as-iosched.c`` (``default_antic_expire``,
+    ``MAX_THINKTIME``, ``as_update_iohist``, ``as_can_break_anticipation``).
+    F. Baskett, K. M. Chandy, R. R. Muntz, F. G. Palacios, "Open, closed, and mixed
+    networks of queues with different classes of customers", J. ACM 22(2):248-260,
+    1975 (insensitivity of infinite-server stations). doi:10.1145/321879.321887
     L. Kleinrock, *Queueing Systems, Vol. 1*, Wiley 1975, ch. 3 (birth–death), §3.9.
     E. D. Lazowska et al., *Quantitative System Performance*, 1984, ch. 6 (MVA), §3.2.3
     (response-time law).
@@ -675,12 +830,12 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
 
     Examples
     --------
-    One reader without think time on a single disk: every read is near, for every
-    work-conserving scheduler.
+    One reader without think time reading one endless stream on a single disk: every
+    read is near, for every work-conserving scheduler.
 
     >>> disk = Disk.from_specs(250.0, 60e6, 10000, 3.5e-3, 8e-3, 0.4e-3)
     >>> dev = IODevice.single_disk(disk, 4096)
-    >>> r = scheduler_throughput("deadline", 1, dev, 0.0)
+    >>> r = scheduler_throughput("deadline", 1, dev, 0.0, file_size=math.inf)
     >>> round(r.throughput, 3)                  # 60e6 / 4096
     14648.438
     """
@@ -691,39 +846,68 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     ell = float(as_probability("locality", locality))
     w = as_scalar("antic_expire", antic_expire)
     quantum = as_count("cfq_quantum", cfq_quantum)
+    size = as_scalar("file_size", file_size, positive=True, allow_inf=True)
+    as_choice("think_distribution", think_distribution, THINK_DISTRIBUTIONS)
+    if not isinstance(think_heuristic, (bool, np.bool_)):
+        raise ValueError(f"think_heuristic must be True or False, got {think_heuristic!r}")
     n_arr = as_int_array("processes", processes)
     flat = n_arr.ravel()
     m = device.spindles
     x = np.zeros(flat.shape)
     busy = np.zeros(flat.shape)
-    hold = float(anticipation_hold(z, w)) if z > 0 else 0.0
-    eps = math.exp(-w / z) if z > 0 else 0.0
+    anticipates = scheduler == "anticipatory" and not (
+        think_heuristic and _recorded_think_mean(z, think_distribution) > w)
+    hold = float(anticipation_hold(z, w, think_distribution)) if anticipates else 0.0
+    eps = _late_probability(z, w, think_distribution)
 
     if m == 1:
+        run = math.ceil(size / device.request_size) if math.isfinite(size) else math.inf
+        ell_r = ell * (1.0 - 1.0 / run)
+        s_near = device.near_service_time
+        ra = device.read_ahead
+        per_segment = math.floor(ra.requests_per_segment(device.request_size)) if ra is not None else 1
+        if ra is None:
+            f_miss = 1.0
+        elif math.isinf(run):
+            f_miss = 1.0 / per_segment
+        else:
+            f_miss = (math.ceil(run / per_segment) - 1) / (run - 1) if run > 1 else 1.0
+
         for i, n_pop in enumerate(flat):
             n_pop = int(n_pop)
             if n_pop == 0:
                 continue
-            if scheduler == "anticipatory":
-                s_far = float(device.service(max(n_pop - 1, 1)))
-                s_served = (1 - eps) * (ell * device.near_service_time + (1 - ell) * s_far) + eps * s_far
+            active = ra is not None and n_pop <= ra.segments
+            h = 1.0 - f_miss if active else 0.0
+            t_hit = device.request_size / ra.interface_rate if active else 0.0
+            pre = (ra.segment_size - device.request_size) / device.disk.media_rate if active else 0.0
+
+            def first(q):
+                return float(device.service(q)) + pre
+
+            def cont(q, nu):
+                return h * t_hit + (1 - h) * (nu * s_near + (1 - nu) * float(device.service(q)) + pre)
+
+            if anticipates:
+                q = max(n_pop - 1, 1)
+                s_served = ((1 - eps) * (ell_r * cont(q, 1.0) + (1 - ell_r) * first(q))
+                            + eps * (ell_r * cont(q, 0.0) + (1 - ell_r) * first(q)))
                 r = mva([hold + s_served], population=n_pop, think_time=max(z - hold, 0.0))
                 x[i] = float(r.throughput)
                 busy[i] = x[i] * s_served
                 continue
-            pi = ell / n_pop
 
             def depth(k):
-                return {"noop": 1, "deadline": k, "cfq": min(k, quantum)}[scheduler]
+                return {"noop": 1, "cfq": min(k, quantum)}.get(scheduler, k)
 
-            def mu(k):
-                return 1.0 / (pi * device.near_service_time + (1 - pi) * float(device.service(depth(k))))
+            def mu(k, n_pop=n_pop):
+                return 1.0 / (ell_r * cont(depth(k), 1.0 / n_pop) + (1 - ell_r) * first(depth(k)))
 
             x[i], p0 = _birth_death(n_pop, z, mu)
             busy[i] = 1.0 - p0
     else:
         s = device.service_time
-        if scheduler == "anticipatory" and hold > 0:
+        if anticipates and hold > 0:
             r = mva([hold, s], population=flat, think_time=max(z - hold, 0.0), servers=[1, m])
         else:
             # one multi-server station with think time: M/M/c//N, closed form (same as MVA)
