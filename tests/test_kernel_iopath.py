@@ -16,6 +16,8 @@ from zmodel.hardware.storage import Disk, StorageServer
 from zmodel.kernel.iopath import (
     FILESYSTEMS,
     SCHEDULERS,
+    MAX_THINK_TIME,
+    DriveReadAhead,
     FileSystem,
     IODevice,
     anticipation_hold,
@@ -316,6 +318,129 @@ def test_recovery_times():
     assert j.recovery_time == pytest.approx(1 + 0.25 * 32e6 / 20e6, rel=1e-12)
 
 
+# ------------------------------------------------------------------------- single disk: runs, read-ahead, think time
+S_NEAR = 4096 / 40e6                       # DISK: 40 MB/s media rate, 4 KB requests
+RA = DriveReadAhead(segments=3, segment_size=128 * 1024, interface_rate=160e6)
+ONE_RA = IODevice.single_disk(DISK, 4096, RA)
+
+
+def test_think_time_window_probability_and_hold_by_hand():
+    # exponential Z with mean 2 ms, w = 6 ms: P(Z <= w) = 1 - e^{-3} = 0.950212931632136 (e^-3 = 0.049787068367864)
+    # E[min(Z, w)] = 2 ms (1 - e^{-3}) = 1.900425863264272 ms
+    assert anticipation_hold(2e-3, 6e-3) == pytest.approx(1.900425863264272e-3, rel=1e-13)
+    # constant Z: E[min(Z, w)] = min(Z, w)
+    assert anticipation_hold(2e-3, 6e-3, "deterministic") == 2e-3
+    assert anticipation_hold(9e-3, 6e-3, "deterministic") == 6e-3
+    # one reader, endless stream, AS: D = hold + (1-eps) S_near + eps S(1); X = 1/(D + Z - hold)
+    z, w = 2e-3, 6e-3
+    eps = 0.049787068367864
+    d = 1.900425863264272e-3 + (1 - eps) * S_NEAR + eps * ONE.service(1)
+    r = scheduler_throughput("anticipatory", 1, ONE, z, antic_expire=w, file_size=math.inf)
+    assert r.throughput == pytest.approx(1 / (d + z - 1.900425863264272e-3), rel=1e-12)
+    # constant Z = 2 ms < w: always in time, eps = 0: X = 1/(Z + S_near)
+    r = scheduler_throughput("anticipatory", 1, ONE, z, antic_expire=w, file_size=math.inf,
+                             think_distribution="deterministic")
+    assert r.throughput == pytest.approx(1 / (z + S_NEAR), rel=1e-12)
+
+
+def test_run_of_r_requests_costs_one_seek_and_r_transfers():
+    # one reader without think time, files of R = 8 requests: per file S(1) + 7 S_near
+    for sched in SCHEDULERS:
+        r = scheduler_throughput(sched, 1, ONE, 0.0, file_size=8 * 4096)
+        assert r.throughput == pytest.approx(8 / (ONE.service(1) + 7 * S_NEAR), rel=1e-12)
+    # a partial last request is a request: 7.5 requests' worth of bytes is a run of 8
+    r = scheduler_throughput("deadline", 1, ONE, 0.0, file_size=7.5 * 4096)
+    assert r.throughput == pytest.approx(8 / (ONE.service(1) + 7 * S_NEAR), rel=1e-12)
+    # one-request files: every read is a seek, whatever the scheduler (AS holds nothing with Z = 0)
+    for sched in SCHEDULERS:
+        assert scheduler_throughput(sched, 1, ONE, 0.0, file_size=4096).throughput == pytest.approx(
+            1 / ONE.service(1), rel=1e-12)
+
+
+def test_endless_run_limit_recovers_endless_stream():
+    n = np.array([1, 2, 4, 16])
+    for sched in SCHEDULERS:
+        inf = np.asarray(scheduler_throughput(sched, n, ONE, 0.5e-3, file_size=math.inf).throughput)
+        big = np.asarray(scheduler_throughput(sched, n, ONE, 0.5e-3, file_size=4096 * 1e13).throughput)
+        # l (1 - 1/R) -> l: the relative change is O(S(q)/S_near / R) ~ 1e-11 here
+        np.testing.assert_allclose(big, inf, rtol=1e-9)
+
+
+def test_read_ahead_hit_by_hand_two_readers():
+    # deadline, N = 2 <= 3 segments, Z = 0: both readers always queued, X = mu(2).
+    # m = 128 KB / 4 KB = 32 requests per segment; endless streams: one continuing read in 32 misses.
+    h = 31 / 32
+    t_hit = 4096 / 160e6                                   # 25.6 us over the bus
+    pre = (131072 - 4096) / 40e6                           # 3.1744 ms filling the segment
+    s2 = ONE.service(2)
+    want = 1 / (h * t_hit + (1 - h) * (0.5 * S_NEAR + 0.5 * s2 + pre))
+    r = scheduler_throughput("deadline", 2, ONE_RA, 0.0, file_size=math.inf)
+    assert r.throughput == pytest.approx(want, rel=1e-12)
+    # files of 48 requests (189 KB): the first read of a file fills a segment (seek + prefetch);
+    # of the 47 continuing reads ceil(48/32) - 1 = 1 misses
+    ell = 1 - 1 / 48
+    h = 1 - 1 / 47
+    want = 1 / (ell * (h * t_hit + (1 - h) * (0.5 * S_NEAR + 0.5 * s2 + pre)) + (1 - ell) * (s2 + pre))
+    r = scheduler_throughput("deadline", 2, ONE_RA, 0.0, file_size=189 * 1024)
+    assert r.throughput == pytest.approx(want, rel=1e-12)
+
+
+def test_read_ahead_segments_evicted_by_more_streams_than_segments():
+    # N = 4 > 3 segments: a sweep serves the streams cyclically, LRU always evicts the one needed next
+    for sched in ("noop", "deadline", "cfq"):
+        a = scheduler_throughput(sched, [4, 8], ONE_RA, 1e-3).throughput
+        b = scheduler_throughput(sched, [4, 8], ONE, 1e-3).throughput
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    # with N <= segments the drive follows every stream: deadline gains
+    assert scheduler_throughput("deadline", 3, ONE_RA, 1e-3).throughput > \
+        2 * scheduler_throughput("deadline", 3, ONE, 1e-3).throughput
+
+
+def test_think_time_heuristic_thresholds_by_hand():
+    # the scheduler records E[min(Z, 20 ms)] (MAX_THINKTIME = HZ/50) and anticipates only if <= w = 6 ms.
+    # exponential: Z = 6.2 ms -> 6.2 (1 - e^{-20/6.2}) = 5.954 ms (anticipates);
+    #              Z = 6.5 ms -> 6.5 (1 - e^{-20/6.5}) = 6.200 ms (does not)
+    assert MAX_THINK_TIME == 20e-3
+    assert 6.2e-3 * (1 - math.exp(-20 / 6.2)) < 6e-3 < 6.5e-3 * (1 - math.exp(-20 / 6.5))
+    kw = dict(antic_expire=6e-3, file_size=math.inf)
+    dl = {z: scheduler_throughput("deadline", 4, ONE, z, **kw).throughput for z in (6.2e-3, 6.5e-3)}
+    assert scheduler_throughput("anticipatory", 4, ONE, 6.5e-3, **kw).throughput == pytest.approx(dl[6.5e-3], rel=1e-12)
+    assert scheduler_throughput("anticipatory", 4, ONE, 6.2e-3, **kw).throughput != pytest.approx(dl[6.2e-3], rel=1e-6)
+    # a constant 6.2 ms is recorded as 6.2 ms > 6 ms: no anticipation
+    assert scheduler_throughput("anticipatory", 4, ONE, 6.2e-3, think_distribution="deterministic",
+                                **kw).throughput == pytest.approx(
+        scheduler_throughput("deadline", 4, ONE, 6.2e-3, **kw).throughput, rel=1e-12)
+
+
+def test_long_think_time_anticipation_is_pure_loss_bounded_by_antic_expire():
+    # think time -> infinity without the heuristic: the reader never returns in time (eps -> 1),
+    # every read idles w first; the loss per read is at most w (and anticipation gains nothing).
+    # A drive with a constant 1 ms seek (S(q) independent of the elevator depth) isolates the hold;
+    # endless streams would let deadline serve 1/N of the reads near, so use one-request files.
+    flat = IODevice.single_disk(Disk(100.0, 50e6, 10000, (1e-3, 0.0), (1e-3, 0.0), 5000), 4096)
+    w, z = 6e-3, 10.0
+    for n in (2, 4, 16):
+        a = scheduler_throughput("anticipatory", n, flat, z, antic_expire=w, think_heuristic=False, file_size=4096)
+        d = scheduler_throughput("deadline", n, flat, z, antic_expire=w, think_heuristic=False, file_size=4096)
+        assert a.throughput < d.throughput
+        # the reader thinks while the head waits for it, so its own cycle grows by less than w
+        assert 0 <= n / a.throughput - n / d.throughput <= w
+        # with the kernel's think-time test the scheduler does not anticipate: identical to deadline
+        h = scheduler_throughput("anticipatory", n, flat, z, antic_expire=w, file_size=4096)
+        assert h.throughput == pytest.approx(d.throughput, rel=1e-12)
+
+
+def test_gain_depends_on_run_length_and_vanishes_for_short_runs():
+    z = 0.5e-3
+    gains = []
+    for size in (4096, 16 * 4096, 189 * 1024, math.inf):
+        a = scheduler_throughput("anticipatory", 4, ONE, z, file_size=size).throughput
+        d = scheduler_throughput("deadline", 4, ONE, z, file_size=size).throughput
+        gains.append(a / d)
+    assert gains[0] < 1.0                                  # one-request files: the hold is pure loss
+    assert gains[0] < gains[1] < gains[2] < gains[3]       # longer runs, more to gain
+
+
 # ------------------------------------------------------------------------- errors
 def test_errors():
     with pytest.raises(ValueError, match="scope must be one of"):
@@ -350,3 +475,19 @@ def test_errors():
         dbench_throughput("ext2", 1)
     with pytest.raises(ValueError, match="processes must be an integer"):
         scheduler_throughput("noop", 1.5, ONE, 0.0)
+    with pytest.raises(ValueError, match="file_size must be positive"):
+        scheduler_throughput("noop", 1, ONE, 0.0, file_size=0.0)
+    with pytest.raises(ValueError, match="think_distribution must be one of"):
+        scheduler_throughput("noop", 1, ONE, 0.0, think_distribution="pareto")
+    with pytest.raises(ValueError, match="think_heuristic must be True or False"):
+        scheduler_throughput("anticipatory", 1, ONE, 0.0, think_heuristic="yes")
+    with pytest.raises(ValueError, match="distribution must be one of"):
+        anticipation_hold(1e-3, 6e-3, "gamma")
+    with pytest.raises(ValueError, match="segments must be a positive integer"):
+        DriveReadAhead(segments=0)
+    with pytest.raises(ValueError, match="segment_size must be positive"):
+        DriveReadAhead(segment_size=0.0)
+    with pytest.raises(ValueError, match="read_ahead must be a DriveReadAhead or None"):
+        IODevice(1, 5e-3, 1e-4, DISK, 4096.0, read_ahead=3)
+    with pytest.raises(ValueError, match="read_ahead needs a single drive"):
+        IODevice(1, 5e-3, 1e-4, None, 4096.0, read_ahead=RA)
