@@ -403,7 +403,7 @@ CASES: list[Case] = [
     Case("iopath.IODevice.single_disk", iopath.IODevice.single_disk, dict(disk=disk(), request_size=4096.0),
          constructor=True),
     Case("iopath.DriveReadAhead", iopath.DriveReadAhead,
-         dict(segments=3, segment_size=131072.0, interface_rate=160e6), constructor=True),
+         dict(segments=3, segment_size=131072.0, interface_rate=160e6, minimum_prefetch=0.0), constructor=True),
     Case("iopath.DriveReadAhead.requests_per_segment", lambda **kw: iopath.DriveReadAhead().requests_per_segment(**kw),
          dict(request_size=4096.0), constructor=True),
     Case("iopath.IODevice.storage_server", iopath.IODevice.storage_server,

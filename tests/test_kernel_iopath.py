@@ -367,32 +367,43 @@ def test_endless_run_limit_recovers_endless_stream():
 
 
 def test_read_ahead_hit_by_hand_two_readers():
-    # deadline, N = 2 <= 3 segments, Z = 0: both readers always queued, X = mu(2).
-    # m = 128 KB / 4 KB = 32 requests per segment; endless streams: one continuing read in 32 misses.
+    # m = 128 KB / 4 KB = 32 requests per full segment; endless streams: one continuing read in 32 misses
     h = 31 / 32
     t_hit = 4096 / 160e6                                   # 25.6 us over the bus
     pre = (131072 - 4096) / 40e6                           # 3.1744 ms filling the segment
+    # AS, N = 2, Z = 0: always in time (eps = 0, hold 0); the other reader's request waits in the host,
+    # so the drive fills the segment after every media read: X = 1 / (h t_hit + (1-h)(S_near + pre))
+    r = scheduler_throughput("anticipatory", 2, ONE_RA, 0.0, file_size=math.inf)
+    assert r.throughput == pytest.approx(1 / (h * t_hit + (1 - h) * (S_NEAR + pre)), rel=1e-12)
+    # deadline, N = 2, Z = 0: both readers always queued (X = mu(2)); the other's read is dispatched at once,
+    # so with minimum prefetch 0 nothing is read ahead and no read hits: as without read-ahead
+    a = scheduler_throughput("deadline", 2, ONE_RA, 0.0, file_size=math.inf).throughput
+    assert a == pytest.approx(scheduler_throughput("deadline", 2, ONE, 0.0, file_size=math.inf).throughput,
+                              rel=1e-12)
+    # a drive whose minimum prefetch is the whole segment fills it anyway:
+    # mu(2) = 1 / (h t_hit + (1-h)(S_near/2 + S(2)/2 + pre))
+    full = IODevice.single_disk(DISK, 4096, DriveReadAhead(3, 131072.0, 160e6, minimum_prefetch=131072.0))
     s2 = ONE.service(2)
     want = 1 / (h * t_hit + (1 - h) * (0.5 * S_NEAR + 0.5 * s2 + pre))
-    r = scheduler_throughput("deadline", 2, ONE_RA, 0.0, file_size=math.inf)
+    r = scheduler_throughput("deadline", 2, full, 0.0, file_size=math.inf)
     assert r.throughput == pytest.approx(want, rel=1e-12)
-    # files of 48 requests (189 KB): the first read of a file fills a segment (seek + prefetch);
+    # files of 48 requests (189 KB): the first read of a file seeks and fills a segment;
     # of the 47 continuing reads ceil(48/32) - 1 = 1 misses
-    ell = 1 - 1 / 48
-    h = 1 - 1 / 47
+    ell, h = 1 - 1 / 48, 1 - 1 / 47
     want = 1 / (ell * (h * t_hit + (1 - h) * (0.5 * S_NEAR + 0.5 * s2 + pre)) + (1 - ell) * (s2 + pre))
-    r = scheduler_throughput("deadline", 2, ONE_RA, 0.0, file_size=189 * 1024)
+    r = scheduler_throughput("deadline", 2, full, 0.0, file_size=189 * 1024)
     assert r.throughput == pytest.approx(want, rel=1e-12)
 
 
 def test_read_ahead_segments_evicted_by_more_streams_than_segments():
+    full = IODevice.single_disk(DISK, 4096, DriveReadAhead(3, 131072.0, 160e6, minimum_prefetch=131072.0))
     # N = 4 > 3 segments: a sweep serves the streams cyclically, LRU always evicts the one needed next
-    for sched in ("noop", "deadline", "cfq"):
-        a = scheduler_throughput(sched, [4, 8], ONE_RA, 1e-3).throughput
+    for sched in SCHEDULERS:
+        a = scheduler_throughput(sched, [4, 8], full, 1e-3).throughput
         b = scheduler_throughput(sched, [4, 8], ONE, 1e-3).throughput
         np.testing.assert_allclose(a, b, rtol=1e-12)
-    # with N <= segments the drive follows every stream: deadline gains
-    assert scheduler_throughput("deadline", 3, ONE_RA, 1e-3).throughput > \
+    # with N <= segments and segments filled whole, the drive follows every stream: deadline gains
+    assert scheduler_throughput("deadline", 3, full, 1e-3).throughput > \
         2 * scheduler_throughput("deadline", 3, ONE, 1e-3).throughput
 
 
@@ -487,6 +498,8 @@ def test_errors():
         DriveReadAhead(segments=0)
     with pytest.raises(ValueError, match="segment_size must be positive"):
         DriveReadAhead(segment_size=0.0)
+    with pytest.raises(ValueError, match="minimum_prefetch must be non-negative"):
+        DriveReadAhead(minimum_prefetch=-1.0)
     with pytest.raises(ValueError, match="read_ahead must be a DriveReadAhead or None"):
         IODevice(1, 5e-3, 1e-4, DISK, 4096.0, read_ahead=3)
     with pytest.raises(ValueError, match="read_ahead needs a single drive"):

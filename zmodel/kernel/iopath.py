@@ -425,6 +425,11 @@ class DriveReadAhead:
         Bytes per segment: the request plus the read-ahead behind it [B].
     interface_rate : float
         Transfer rate from the drive's buffer to the host (the bus), for a hit [B/s].
+    minimum_prefetch : float
+        Read-ahead the drive completes even when another command is waiting; beyond it
+        the prefetch stops as soon as a command arrives (SCSI caching page "Minimum
+        Pre-fetch": "A value of zero indicates that read ahead should be terminated
+        immediately a new command arrives", IBM DDRS-3xxxx OEM specification, p. 108) [B].
 
     Notes
     -----
@@ -436,9 +441,11 @@ class DriveReadAhead:
     first sector is in a segment is a *hit*, served from the buffer without media access
     (Fujitsu MHD2032AT manual, §6.5 "Sequential hit", p. 6-19; Ruemmler & Wilkes 1994,
     "data caching": read-ahead and segmented caches). Segments are replaced least
-    recently used. Defaults: the IBM Ultrastar DDRS-3xxxx OEM specification, Caching
+    recently used. A segment is filled whole only when no other command waits at the
+    drive; with one waiting, only ``minimum_prefetch`` is read ahead. Defaults: the IBM Ultrastar DDRS-3xxxx OEM specification, Caching
     page, p. 108, lists 3 segments of 128 KB (or 6 of 64 KB); the bus of an Ultra160 SCSI
-    drive moves 160 MB/s.
+    drive moves 160 MB/s; the minimum prefetch is taken as 0 (read-ahead yields to any
+    command; the specification's default value is not in the stored excerpt).
 
     Examples
     --------
@@ -452,9 +459,11 @@ class DriveReadAhead:
     segments: int = 3
     segment_size: float = 128.0 * 1024
     interface_rate: float = 160e6
+    minimum_prefetch: float = 0.0
 
     def __post_init__(self):
         object.__setattr__(self, "segments", as_count("segments", self.segments))
+        object.__setattr__(self, "minimum_prefetch", as_scalar("minimum_prefetch", self.minimum_prefetch))
         object.__setattr__(self, "segment_size", as_scalar("segment_size", self.segment_size, positive=True))
         object.__setattr__(self, "interface_rate", as_scalar("interface_rate", self.interface_rate, positive=True))
 
@@ -741,9 +750,15 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
 
     **Drive read-ahead** (``device.read_ahead``, :class:`DriveReadAhead`): with
     :math:`N \le k` readers and :math:`k` segments of :math:`G` bytes, every media read
-    fills its stream's segment (prefetch :math:`p = (G-B)/r`, :math:`r` the media rate)
-    and a continuing request is a hit, served over the bus in :math:`t_h = B/r_\text{bus}`,
-    except one in :math:`m = \lfloor G/B \rfloor` of a stream — per file,
+    is followed by a prefetch of :math:`P` bytes into its stream's segment (time
+    :math:`p = P/r`, :math:`r` the media rate): the whole segment, :math:`P = G - B`,
+    when no other command waits at the drive — always under the anticipatory scheduler,
+    which holds the other readers' requests in the host while it waits, and for the
+    others when no other read is queued (:math:`n = 1`) — otherwise only the minimum
+    prefetch :math:`P_\min` (the drive stops reading ahead when a command arrives).
+    A continuing request is then a hit, served over the bus in
+    :math:`t_h = B/r_\text{bus}`, except one in :math:`m = \lfloor (B + P)/B \rfloor`
+    of a stream — per file,
     :math:`\lceil R/m \rceil - 1` of the :math:`R-1` continuing requests miss, the
     fraction :math:`f` (:math:`1/m` for endless streams); :math:`h = 1 - f`. A sweep
     (C-LOOK) serves the streams in a fixed cyclic order, so with :math:`N > k` the least
@@ -865,33 +880,39 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
         ell_r = ell * (1.0 - 1.0 / run)
         s_near = device.near_service_time
         ra = device.read_ahead
-        per_segment = math.floor(ra.requests_per_segment(device.request_size)) if ra is not None else 1
-        if ra is None:
-            f_miss = 1.0
-        elif math.isinf(run):
-            f_miss = 1.0 / per_segment
-        else:
-            f_miss = (math.ceil(run / per_segment) - 1) / (run - 1) if run > 1 else 1.0
+        b_req = device.request_size
+
+        def segment(pending: bool, n_pop: int):
+            """(hit probability of a continuing read, bus time of a hit, prefetch time per media read)."""
+            if ra is None or n_pop > ra.segments:
+                return 0.0, 0.0, 0.0
+            extra = ra.segment_size - b_req
+            if pending:
+                extra = min(extra, ra.minimum_prefetch)
+            extra = max(extra, 0.0)
+            per = math.floor((b_req + extra) / b_req)
+            if math.isinf(run):
+                f_miss = 1.0 / per
+            else:
+                f_miss = (math.ceil(run / per) - 1) / (run - 1) if run > 1 else 1.0
+            return 1.0 - f_miss, b_req / ra.interface_rate, extra / device.disk.media_rate
+
+        def first(q, seg):
+            return float(device.service(q)) + seg[2]
+
+        def cont(q, nu, seg):
+            h, t_hit, pre = seg
+            return h * t_hit + (1 - h) * (nu * s_near + (1 - nu) * float(device.service(q)) + pre)
 
         for i, n_pop in enumerate(flat):
             n_pop = int(n_pop)
             if n_pop == 0:
                 continue
-            active = ra is not None and n_pop <= ra.segments
-            h = 1.0 - f_miss if active else 0.0
-            t_hit = device.request_size / ra.interface_rate if active else 0.0
-            pre = (ra.segment_size - device.request_size) / device.disk.media_rate if active else 0.0
-
-            def first(q):
-                return float(device.service(q)) + pre
-
-            def cont(q, nu):
-                return h * t_hit + (1 - h) * (nu * s_near + (1 - nu) * float(device.service(q)) + pre)
-
             if anticipates:
                 q = max(n_pop - 1, 1)
-                s_served = ((1 - eps) * (ell_r * cont(q, 1.0) + (1 - ell_r) * first(q))
-                            + eps * (ell_r * cont(q, 0.0) + (1 - ell_r) * first(q)))
+                seg = segment(False, n_pop)      # nothing else is dispatched to the drive while it waits
+                s_served = ((1 - eps) * (ell_r * cont(q, 1.0, seg) + (1 - ell_r) * first(q, seg))
+                            + eps * (ell_r * cont(q, 0.0, seg) + (1 - ell_r) * first(q, seg)))
                 r = mva([hold + s_served], population=n_pop, think_time=max(z - hold, 0.0))
                 x[i] = float(r.throughput)
                 busy[i] = x[i] * s_served
@@ -901,7 +922,8 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
                 return {"noop": 1, "cfq": min(k, quantum)}.get(scheduler, k)
 
             def mu(k, n_pop=n_pop):
-                return 1.0 / (ell_r * cont(depth(k), 1.0 / n_pop) + (1 - ell_r) * first(depth(k)))
+                seg = segment(k > 1, n_pop)      # another read queued: dispatched at once, prefetch cut short
+                return 1.0 / (ell_r * cont(depth(k), 1.0 / n_pop, seg) + (1 - ell_r) * first(depth(k), seg))
 
             x[i], p0 = _birth_death(n_pop, z, mu)
             busy[i] = 1.0 - p0
