@@ -192,18 +192,35 @@ def test_noop_single_disk_without_locality_is_machine_repairman():
     np.testing.assert_allclose(r.device_utilization, ref.utilization, rtol=1e-10)
 
 
-def test_deadline_birth_death_two_readers_by_hand():
-    # N = 2, Z = 3 ms, locality 1 -> pi = 1/2; mu(n) = 1/(pi S_near + (1-pi) S(n))
-    z = 3e-3
-    s_near = 4096 / 40e6
-    s = {k: ONE.service(k) for k in (1, 2)}
-    mu = {k: 1 / (0.5 * s_near + 0.5 * s[k]) for k in (1, 2)}
-    w0, w1 = 1.0, (2 / z) / mu[1]
-    w2 = w1 * (1 / z) / mu[2]
-    x = (w1 * mu[1] + w2 * mu[2]) / (w0 + w1 + w2)
-    r = scheduler_throughput("deadline", 2, ONE, z, locality=1.0, file_size=math.inf)   # endless streams
-    assert r.throughput == pytest.approx(x, rel=1e-10)
-    assert r.device_utilization == pytest.approx((w1 + w2) / (w0 + w1 + w2), rel=1e-10)
+def test_deadline_two_readers_switching_chain_by_hand():
+    # N = 2, Z = 3 ms, endless streams, locality 1. A read arriving at an idle disk was preceded by the same
+    # reader's read with probability 1/2 (memoryless think times): rate mu0(n) = 1/(S_near/2 + S(n)/2);
+    # a read dispatched at another reader's completion is never near: mu1(n) = 1/S(n).
+    # States 0, (1,0), (1,1), (2,0), (2,1); balance equations solved in mpmath.
+    z = mp.mpf("3e-3")
+    s_near = mp.mpf(4096) / mp.mpf("40e6")
+    s = {k: mp.mpf(ONE.service(k)) for k in (1, 2)}
+    mu0 = {k: 1 / (s_near / 2 + s[k] / 2) for k in (1, 2)}
+    mu1 = {k: 1 / s[k] for k in (1, 2)}
+    q = mp.zeros(5, 5)                                     # 0:idle 1:(1,0) 2:(1,1) 3:(2,0) 4:(2,1)
+    q[0, 1] = 2 / z
+    q[1, 3], q[1, 0] = 1 / z, mu0[1]
+    q[2, 4], q[2, 0] = 1 / z, mu1[1]
+    q[3, 2] = mu0[2]
+    q[4, 2] = mu1[2]
+    for i in range(5):
+        q[i, i] = -sum(q[i, j] for j in range(5) if j != i)
+    a = q.T
+    for j in range(5):
+        a[4, j] = 1                                       # replace one balance equation by normalisation
+    p = mp.lu_solve(a, mp.matrix([0, 0, 0, 0, 1]))
+    x = p[1] * mu0[1] + p[2] * mu1[1] + p[3] * mu0[2] + p[4] * mu1[2]
+    r = scheduler_throughput("deadline", 2, ONE, 3e-3, locality=1.0, file_size=math.inf)   # endless streams
+    assert r.throughput == pytest.approx(float(x), rel=1e-10)
+    assert r.device_utilization == pytest.approx(float(1 - p[0]), rel=1e-10)
+    # no think time: both readers always queued, every read is dispatched at the other's completion
+    r0 = scheduler_throughput("deadline", 2, ONE, 0.0, file_size=math.inf)
+    assert r0.throughput == pytest.approx(1 / ONE.service(2), rel=1e-12)
 
 
 def test_anticipatory_single_disk_one_reader_by_hand():
@@ -380,17 +397,17 @@ def test_read_ahead_hit_by_hand_two_readers():
     a = scheduler_throughput("deadline", 2, ONE_RA, 0.0, file_size=math.inf).throughput
     assert a == pytest.approx(scheduler_throughput("deadline", 2, ONE, 0.0, file_size=math.inf).throughput,
                               rel=1e-12)
-    # a drive whose minimum prefetch is the whole segment fills it anyway:
-    # mu(2) = 1 / (h t_hit + (1-h)(S_near/2 + S(2)/2 + pre))
+    # a drive whose minimum prefetch is the whole segment fills it anyway; every read is dispatched at the
+    # other reader's completion (never near): X = 1 / (h t_hit + (1-h)(S(2) + pre))
     full = IODevice.single_disk(DISK, 4096, DriveReadAhead(3, 131072.0, 160e6, minimum_prefetch=131072.0))
     s2 = ONE.service(2)
-    want = 1 / (h * t_hit + (1 - h) * (0.5 * S_NEAR + 0.5 * s2 + pre))
+    want = 1 / (h * t_hit + (1 - h) * (s2 + pre))
     r = scheduler_throughput("deadline", 2, full, 0.0, file_size=math.inf)
     assert r.throughput == pytest.approx(want, rel=1e-12)
     # files of 48 requests (189 KB): the first read of a file seeks and fills a segment;
     # of the 47 continuing reads ceil(48/32) - 1 = 1 misses
     ell, h = 1 - 1 / 48, 1 - 1 / 47
-    want = 1 / (ell * (h * t_hit + (1 - h) * (0.5 * S_NEAR + 0.5 * s2 + pre)) + (1 - ell) * (s2 + pre))
+    want = 1 / (ell * (h * t_hit + (1 - h) * (s2 + pre)) + (1 - ell) * (s2 + pre))
     r = scheduler_throughput("deadline", 2, full, 0.0, file_size=189 * 1024)
     assert r.throughput == pytest.approx(want, rel=1e-12)
 
