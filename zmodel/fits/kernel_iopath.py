@@ -40,7 +40,7 @@ Scenarios (assumptions, stated once):
   value, ``antic_expire`` of the DSS system. No seed prints a single-disk number, so
   the file size, read-ahead and think-time distribution are not calibrated here: the
   single-disk branch is checked against the shape claims only and validated beyond the
-  documents (:mod:`zmodel.validation`, area ``io_schedulers``).
+  documents by the validation set (area ``io_schedulers``, never fitted).
 
 Not fitted here: ``wavv08.directio-fcp-gain`` / ``-ficon-gain`` (fitted by
 :mod:`zmodel.fits.channels`, whose channel model tells FICON from FCP; the kernel-side
