@@ -250,12 +250,14 @@ def test_anticipatory_bounded_by_gate_on_storage_server():
     assert np.all(d >= x) and d[-1] == pytest.approx(128 / 8e-3, rel=0.02)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.sampled_from(SCHEDULERS), st.integers(1, 24), st.floats(0.0, 20e-3), st.floats(0, 1),
-       st.sampled_from([1, 16]))
-def test_scheduler_littles_law_and_utilization(s, n, z, ell, spindles):
-    dev = ONE if spindles == 1 else IODevice(spindles, 6e-3, 6e-3)
-    r = scheduler_throughput(s, n, dev, z, locality=ell)
+       st.sampled_from([1, 16]), st.sampled_from([4096.0, 65536.0, 189 * 1024.0, math.inf]), st.booleans(),
+       st.sampled_from(["exponential", "deterministic"]))
+def test_scheduler_littles_law_and_utilization(s, n, z, ell, spindles, size, read_ahead, dist):
+    dev = (IODevice.single_disk(DISK, 4096, DriveReadAhead()) if read_ahead else ONE) if spindles == 1 \
+        else IODevice(spindles, 6e-3, 6e-3)
+    r = scheduler_throughput(s, n, dev, z, locality=ell, file_size=size, think_distribution=dist)
     assert r.throughput > 0
     assert r.throughput * (r.response_time + z) == pytest.approx(n, rel=1e-8)
     assert 0.0 <= r.device_utilization <= 1.0

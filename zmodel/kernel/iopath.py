@@ -768,7 +768,10 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
         is one endless stream per reader (the behaviour before file sizes existed;
         default :data:`DEFAULT_FILE_SIZE`) [B].
     think_distribution : {"exponential", "deterministic"}
-        Distribution of the think time.
+        Distribution of the think time. It sets the anticipation terms (window
+        probability, hold, recorded mean); the chain of the other schedulers on one
+        spindle takes think times as exponential with the same mean (an approximation
+        for a constant think time).
     think_heuristic : bool
         Apply the anticipatory scheduler's think-time test: it does not anticipate a
         reader whose recorded mean think time exceeds ``antic_expire`` (``False``: it
