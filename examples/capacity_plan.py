@@ -20,8 +20,9 @@ sure the storage server is not the limit).
 
 Every parameter comes from the calibrated parameter store (:mod:`zmodel.store`): the
 kernel costs fitted to the documents' kernel-version figures and the FICON command time
-fitted to the WAVV 2008 channel figures (34 us, against the 1/7200 s of the FICON-1G
-catalog entry that an uncalibrated model would use). ``PARAMETERS`` names another store.
+fitted to the WAVV 2008 channel figures with IBM's published FICON Express2 rate (about
+9,000 I/O/s) as its prior (the uncalibrated model would use the 1/7200 s of the FICON-1G
+catalog entry). ``PARAMETERS`` names another store.
 
 Run: ``python examples/capacity_plan.py`` (deterministic, a few seconds). The last line
 is the answer in a fixed ``ANSWER: key=value ...`` form.

@@ -132,6 +132,9 @@ SCENARIO = {"hardware": {"processor": "z990", "cpus": 4, "storage_server": "ESS-
             "kernel": {"version": "2.6.10"},
             "workload": {"kind": "oltp", "clients": 20}}
 
+#: the same scenario with its I/O spread over 4 volumes with one static PAV alias each
+SCENARIO_PAV = {**SCENARIO, "hardware": {**SCENARIO["hardware"], "volumes": 4, "pav_aliases": 1}}
+
 B = {  # three sane values per commonly batched argument
     "arrival_rate": [10.0, 20.0, 40.0],
     "service_time": [0.01, 0.012, 0.015],
@@ -533,6 +536,9 @@ CASES: list[Case] = [
          constructor=True),
     Case("scenario.Scenario.predict", lambda **kw: scenario.Scenario.from_dict(SCENARIO).predict(**kw), {}),
     Case("scenario.predict", scenario.predict, dict(scenario=SCENARIO), checked=()),
+    Case("scenario.Scenario.iosq_time", lambda **kw: scenario.Scenario.from_dict(SCENARIO_PAV).iosq_time(**kw),
+         dict(io_rate=100.0), vector=("io_rate",), batch={"io_rate": [10.0, 50.0, 100.0]},
+         overload=dict(io_rate=1e6)),
     # ------------------------------------------------------------------ model parameter dataclasses
     Case("channels.ChannelParameters", channels.ChannelParameters, dict(host_time=1e-4, multipath_cpu_time=2e-5),
          constructor=True),
@@ -540,6 +546,10 @@ CASES: list[Case] = [
          constructor=True),
     Case("crypto.SSLCosts", crypto.SSLCosts, dict(rsa_cpu=2e-3, handshake_cpu=3e-4), constructor=True),
     Case("storage.ScsiPathParameters", storage.ScsiPathParameters, dict(scsi_outstanding=2.0), constructor=True),
+    Case("storage.DriveMechanics", storage.DriveMechanics, dict(average_seek=3.3e-3, revolution_time=4e-3),
+         constructor=True),
+    Case("storage.F20DriveMechanics", storage.F20DriveMechanics,
+         dict(f20_average_seek=4.9e-3, f20_revolution_time=6e-3), constructor=True),
     Case("locks.LockCosts", locks.LockCosts, dict(transfer_time=1e-6, conflict_probability=0.1), constructor=True),
     Case("hypervisor.HypervisorCosts", hypervisor.HypervisorCosts, dict(hz=100.0, cost_per_tick=2e-5),
          constructor=True),
@@ -571,6 +581,10 @@ EXEMPT = {
     "scenario.Scenario.assumed": "names of parameters (text), no numeric input",
     "scenario.Scenario.used_parameters": "names of parameters (text), no numeric input",
     "scenario.Scenario.channel_parameters": "names of parameters (text), no numeric input",
+    "scenario.Scenario.channel_link": "a ChannelLink built from a checked scenario, no numeric input (its "
+                                      "constructor is checked as channels.ChannelLink)",
+    "scenario.Scenario.channel_subsystem": "a ChannelSubsystem built from a checked scenario, no numeric input (its "
+                                           "constructor is checked as channels.ChannelSubsystem)",
     "scenario.Scenario.parameter_ranges": "the declared ranges of the used parameters, no input",
     "scenario.Scenario.with_values": "a scenario with replaced parameter values: checked by Scenario.predict",
     "scenario.Scenario.draws": "parameter draws (a dict of arrays, not a model result); its count is checked in "
@@ -590,6 +604,7 @@ EXEMPT = {
     # builders of a model parameter dataclass: they pass its checked fields to a component
     # (or a function) whose own case checks the numeric input
     "channels.ChannelParameters.*": "builds ChannelLink / ChannelSubsystem from the checked fields",
+    "storage.F20DriveMechanics.disk": "builds Disk.from_specs from the checked fields and the catalog",
     "network.NetworkCosts.*": "builds StackCost / picks an adapter's per-packet time from the checked fields",
     "crypto.SSLCosts.server": "builds SSLServer from the checked fields",
     "numa.NumaCosts.*": "builds NumaLatency / PioCosts, or calls dma_buffer_iops, from the checked fields",

@@ -38,7 +38,8 @@ def csv_headers(throughput_unit):
     units = {"throughput": throughput_unit, "response_time": "s", "cpu_utilization": "1",
              "channel_utilization": "1", "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes"}
     return [f"{c} [{units[c]}]" if c in units else c for c in CONTRACT_COLUMNS]
-EXAMPLE_FILES = ["ficon_sizing.toml", "kernel_upgrade.toml", "oltp_z990_ds8300.toml", "zvm_guests.toml"]
+EXAMPLE_FILES = ["ficon_sizing.toml", "kernel_upgrade.toml", "oltp_z990_ds8300.toml", "zvm_guests.toml",
+                 "pav_volumes.toml"]
 
 
 # --------------------------------------------------------------------------- a stub scenario

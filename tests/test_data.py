@@ -583,3 +583,56 @@ def test_platform_key_is_checked(tmp_path):
     path.write_text(path.read_text(encoding="utf-8").replace('platform = "x86"', 'platform = "vax"'), encoding="utf-8")
     with pytest.raises(ValueError, match=r"osdl.toml: key 'platform': must be one of \['x86', 'ia64', 'zSeries'\]"):
         zd.catalog_metadata(data_dir=tmp_path)
+
+
+# --------------------------------------------------------------------------------------
+# readings.csv: verbal statements read as intervals
+# --------------------------------------------------------------------------------------
+def _readings_copy(tmp_data, line):
+    """The fs03 data folder with a one-row readings.csv (fs03.journaling-cost-lower-bound)."""
+    (tmp_data / "readings.csv").write_text("id,kind,low,high,reading\n" + line + "\n", encoding="utf-8")
+    return tmp_data
+
+
+def test_reading_intervals_are_read_with_their_ends(tmp_data):
+    _readings_copy(tmp_data, "fs03.journaling-cost-lower-bound,interval,30,inf,at least 30 %")
+    assert zd.reading_intervals(data_dir=tmp_data) == {"fs03.journaling-cost-lower-bound": (30.0, math.inf)}
+    assert zd.readings(data_dir=tmp_data) == {"fs03.journaling-cost-lower-bound": ("interval", "at least 30 %")}
+
+
+def test_shipped_interval_readings_follow_the_written_conventions():
+    # 'about N' -> [0.9 N, 1.1 N]; 'almost N' -> [0.9 N, N] (readings.toml); N from the catalog row
+    ends = zd.reading_intervals()
+    values = zd.measurements().set_index("id")["value_num"]
+    for id_ in ("altix.timer-global-noprogress-cpus", "altix.fig1-knee-cpus", "wavv08.sw-encryption-cpu",
+                "ibmsj.best-io-scheduler-double"):
+        assert ends[id_] == pytest.approx((0.9 * values[id_], 1.1 * values[id_]), rel=1e-12), id_
+    assert ends["wavv08.cex2a-cpu-saving"] == pytest.approx((-55.0, -45.0))       # about 50 % saved
+    assert ends["altix.gettimeofday-4-concurrent-slowdown"] == pytest.approx((9.0, 10.0))   # almost 10x
+    assert ends["wavv08.multipath-cost-low"] == pytest.approx((9.0, math.inf))   # about 10-15 %
+    assert ends["wavv08.multipath-cost-high"] == pytest.approx((-math.inf, 16.5))
+    assert ends["ibmsj.dbench-24-drop-above-20cpu"] == (20.0, 24.0)
+
+
+@pytest.mark.parametrize("line, match", [
+    ("fs03.journaling-cost-lower-bound,interval,,40,x", r"row 1, column 'low': low must be a number"),
+    ("fs03.journaling-cost-lower-bound,interval,30,,x", r"row 1, column 'high': high must be a number"),
+    ("fs03.journaling-cost-lower-bound,interval,40,30,x", r"row 1, column 'low': low \(40\) must not exceed high \(30\)"),
+    ("fs03.journaling-cost-lower-bound,interval,-inf,inf,x", r"at least one end of an interval must be finite"),
+    ("fs03.journaling-cost-lower-bound,interval,nan,30,x", r"row 1, column 'low': low must be a number, got 'nan'"),
+    ("fs03.journaling-cost-lower-bound,lower_bound,30,,x", r"row 1, column 'low': low is only for kind 'interval'"),
+])
+def test_malformed_interval_readings_name_row_and_column(tmp_data, line, match):
+    _readings_copy(tmp_data, line)
+    with pytest.raises(ValueError, match=match):
+        zd.readings(data_dir=tmp_data)
+
+
+def test_a_fit_reading_a_row_as_interval_needs_its_ends(tmp_data):
+    from zmodel.fits import catalog_rows
+
+    _readings_copy(tmp_data, "fs03.journaling-cost-lower-bound,lower_bound,,,at least 30 %")
+    with pytest.raises(ValueError, match=r"rows read as 'interval' need their ends in readings.csv; "
+                                         r"missing for: fs03.journaling-cost-lower-bound"):
+        catalog_rows(["fs03.journaling-cost-lower-bound"], {"fs03.journaling-cost-lower-bound": "interval"},
+                     data_dir=tmp_data)

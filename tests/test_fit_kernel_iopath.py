@@ -43,7 +43,8 @@ def test_rows_present_and_kinds(seeds):
 
 def test_scheduler_numbers(fit):
     assert fit.success
-    assert _row(fit, "ibmsj.best-io-scheduler-double")["predicted"] == pytest.approx(2.0, rel=0.05)
+    # "can double", a round verbal figure read as about 2x: [1.8, 2.2] (zmodel/_data/readings.csv)
+    assert 1.8 - 1e-9 <= _row(fit, "ibmsj.best-io-scheduler-double")["predicted"] <= 2.2 + 1e-9
     heavy = _row(fit, "osdl.iosched-heavy-load")["predicted"]
     # residual on the implied ratio AS/deadline = 0.73 within 5 %
     assert (1 + heavy / 100) / (1 - 0.27) == pytest.approx(1.0, abs=0.05)
@@ -72,17 +73,19 @@ def test_every_shape_claim_holds(fit):
 
 def test_double_is_the_heavy_load_limit_by_hand(fit):
     # re-derived here: ratio = E[min(Z, w)] m / S with the ESS-F20's 128 disks and
-    # S = hit time + one random 4 KB read (seek + half revolution + transfer), w = 10 ms
+    # S = hit time + one random 4 KB read (seek + half revolution + transfer), w = 10 ms; the
+    # seek and the revolution are the fit's (free with their data-sheet priors)
     z = fit.params["think_time"].value
+    seek, turn = fit.params["f20_average_seek"].value, fit.params["f20_revolution_time"].value
     ess = StorageServer.from_catalog("ESS-F20")
-    s = ess.hit_time + ess.disk.average_seek_time() + 0.5 / ess.disk.rotation_rate + 4096 / ess.disk.media_rate
+    s = ess.hit_time + seek + 0.5 * turn + 4096 / ess.disk.media_rate
     hold = z * (1 - math.exp(-10e-3 / z))
-    assert _row(fit, "ibmsj.best-io-scheduler-double")["predicted"] == pytest.approx(hold * 128 / s, rel=1e-9)
+    assert _row(fit, "ibmsj.best-io-scheduler-double")["predicted"] == pytest.approx(hold * 128 / s, rel=1e-7)
     # and the gap grows with the load up to that limit
     m = KernelIOPathModel()
     r = m._rates("ess", {n: q.value for n, q in fit.params.items()})
     ratio = np.asarray(r["deadline"].throughput) / np.asarray(r["anticipatory"].throughput)
-    assert np.all(np.diff(ratio) >= -1e-9) and ratio[-1] <= hold * 128 / s * (1 + 1e-9)
+    assert np.all(np.diff(ratio) >= -1e-9) and ratio[-1] <= hold * 128 / s * (1 + 1e-7)
 
 
 def test_recovers_think_time_from_synthetic_data():
@@ -91,7 +94,7 @@ def test_recovers_think_time_from_synthetic_data():
     p["think_time"] = 0.15e-3
     rows = measurements()
     rows = rows.loc[rows["id"].isin(["osdl.iosched-heavy-load", "ibmsj.best-io-scheduler-double"])].copy()
-    rows["kind"] = rows["id"].map(FIT_KINDS)
+    rows["kind"] = rows["id"].map(FIT_KINDS).replace({"interval": "ratio"})   # a synthetic truth is exact
     rows["value_num"] = [m.predict(i, p).value for i in rows["id"]]
     from zmodel.calibration import calibrate
 
@@ -102,7 +105,20 @@ def test_recovers_think_time_from_synthetic_data():
 def test_leave_one_out():
     cv = cross_validate_kernel_iopath(exclude=TRIVIAL)
     cv = cv.set_index("id")
-    # documented figures (see the report): double -6.9 %, heavy -18.3 % when left out
-    assert abs(cv.loc["ibmsj.best-io-scheduler-double", "percent_error_loo"]) <= 10.0
+    # the interval reading of "double" is judged inside/outside; its left-out prediction stays
+    # within 10 % of the printed 2x
+    assert cv.loc["ibmsj.best-io-scheduler-double", "bound_satisfied_loo"] is not None
+    assert abs(cv.loc["ibmsj.best-io-scheduler-double", "predicted_loo"] / 2.0 - 1) <= 0.10
     assert abs(cv.loc["osdl.iosched-heavy-load", "percent_error_loo"]) <= 25.0
     assert abs(cv.loc["osdl.iosched-light-load", "predicted_loo"]) <= 2.0     # still "same performance"
+
+
+# the F20 drive's data sheet (Bryant & O'Hallaron 2003, Fig. 6.13, IBM Ultrastar 36LZX): average
+# seek 4.9 ms (95 % within a factor 1.5), 10,000 rpm = 6 ms per revolution (sigma 1 %)
+@pytest.mark.parametrize("name, spec", [("f20_average_seek", 4.9e-3), ("f20_revolution_time", 6e-3)])
+def test_f20_drive_within_its_data_sheet_or_the_conflict_is_flagged(fit, name, spec):
+    row = fit.priors.loc[name]
+    assert row["prior_value"] == pytest.approx(spec, rel=1e-12)
+    inside = row["prior_low"] <= fit.params[name].value <= row["prior_high"]
+    assert bool(row["conflict"]) is (not inside)
+    assert inside or name in fit.conflicts

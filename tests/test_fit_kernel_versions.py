@@ -88,8 +88,12 @@ def test_residual_tolerances(result):
     fitted = np.where(used["satisfied"].fillna(False).astype(bool), 0.0, used["percent_error"].abs())
     fitted = fitted[np.isfinite(fitted)]                    # the measured 0 % has no relative error
     assert np.median(fitted) <= 5.0                         # issue target on the fitted numbers
-    for id_ in ("ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps", "ibmsj.dbench-24-drop-above-20cpu"):
+    for id_ in ("ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps"):
         assert err[id_] <= 0.5, id_
+    # "drops above 20 processors", read as a peak in [20, 24] CPUs (zmodel/_data/readings.csv):
+    # met to the same 0.5 % (the residual is the relative distance outside the interval)
+    assert res.loc["ibmsj.dbench-24-drop-above-20cpu", "kind"] == "interval"
+    assert abs(res.loc["ibmsj.dbench-24-drop-above-20cpu", "residual"]) <= 0.005
     for id_ in ("osdl.summary-dbt2-cached-8way", "osdl.summary-reaim-4way", "osdl.summary-reaim-8way",
                 "osdl.iosched-heavy-load"):
         assert err[id_] <= 2.0, id_

@@ -35,10 +35,12 @@ def test_reproduces_the_16_cpu_throughputs(result):
     assert _usl_by_hand(16, p["lambda_"], p["sigma_26"], p["kappa_26"]) == pytest.approx(3250, rel=0.01)
 
 
-def test_linux_24_peaks_near_20_processors(result):
+def test_linux_24_peaks_where_the_reading_of_drops_above_20_puts_it(result):
     p = result.params.valuesdict()
     peak = math.sqrt((1 - p["sigma_24"]) / p["kappa_24"])  # Gunther 2007, eq. 4.33
-    assert peak == pytest.approx(20, rel=0.05)
+    # "drops significantly when there are more than 20 processors", read as a peak in
+    # [20, 24] CPUs (zmodel/_data/readings.csv, the reasoning written there)
+    assert 20 - 1e-6 <= peak <= 24 + 1e-6
     assert _usl_by_hand(32, p["lambda_"], p["sigma_24"], p["kappa_24"]) < \
         _usl_by_hand(20, p["lambda_"], p["sigma_24"], p["kappa_24"])
 
@@ -68,8 +70,9 @@ def test_residual_table_has_a_row_per_number_and_shape_checks_hold(result):
 
 
 def test_underdetermined_parameters_are_flagged(result):
-    # three documented values and two bounds for four free parameters: the report must say
-    # the data cannot identify them rather than print standard errors
+    # two documented values, one interval reading and two bounds for four free parameters:
+    # the report must say the data cannot identify them rather than print standard errors
+    assert result.dof < 0 and "under-determined" in result.report()
     assert result.flagged
     assert "[[Flags]]" in result.report()
 

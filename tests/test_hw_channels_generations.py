@@ -47,6 +47,32 @@ def test_generations_differ_at_the_same_link_speed():
     assert new.max_io_rate(4096) == pytest.approx(14090.9)
 
 
+def test_older_cards_channel_data_rate_as_published():
+    # z990 product guide 'FICON Express ... Performance': "up to 170 MBps of total throughput" at 2 Gbps;
+    # Redbook SG24-7145-00 p. 48: "170 MB/s for FICON Express and 270 MB/s for FICON Express2"
+    assert ChannelCard.from_catalog("FICON Express").channel_rate == 170e6
+    assert ChannelCard.from_catalog("FICON Express2").channel_rate == 270e6
+    assert math.isinf(ChannelCard.from_catalog("FICON Express4").channel_rate)   # not found: not a limit
+
+
+def test_card_data_rate_cap_by_hand():
+    """FICON Express2 at 2 Gbit/s, 1 MiB I/Os (command mode, 1/14090.9 s per I/O).
+
+    Reads only: the inbound link moves 0.8 x 2e9 / 8 = 200 MB/s < 270 MB/s, so the link binds:
+    per-I/O demands 2**20 / 200e6 = 5.243 ms (link) vs 2**20 / 270e6 = 3.884 ms (data path).
+    Half reads, half writes: each direction 0.5 x 5.243 = 2.621 ms, the data path 3.884 ms binds:
+    X = 270e6 / 2**20 I/O/s, 270 MB/s in total (the card's cap), not the 400 MB/s of two directions.
+    """
+    link = ChannelCard.from_catalog("FICON-Express2").link(2e9)
+    mib = 2.0 ** 20
+    assert link.max_data_rate(mib, 1.0) == pytest.approx(200e6, rel=1e-12)
+    assert link.max_data_rate(mib, 0.5) == pytest.approx(270e6, rel=1e-12)
+    assert link.max_io_rate(mib, 0.5) == pytest.approx(270e6 / mib, rel=1e-12)
+    # FICON Express at 2 Gbit/s: 170 MB/s total even for reads only (200 MB/s link > 170 MB/s path)
+    old = ChannelCard.from_catalog("FICON-Express").link(2e9)
+    assert old.max_data_rate(mib, 1.0) == pytest.approx(170e6, rel=1e-12)
+
+
 # ---------------------------------------------------------------- zHPF
 def test_zhpf_max_io_rate_and_ratio():
     card = ChannelCard.from_catalog("FICON-Express4")

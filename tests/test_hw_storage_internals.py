@@ -164,3 +164,42 @@ def test_server_errors(kwargs, message):
 def test_hit_ratio_errors(args, message):
     with pytest.raises(ValueError, match=message):
         lru_hit_ratio(*args)
+
+
+# ---------------------------------------------------------------- limits from the catalog
+def test_catalog_rows_set_the_internal_limits(tmp_path):
+    """A storage_servers.csv row per limit reaches the constructor (SI once, in the catalog).
+
+    The folder is synthetic (values of the test above, not sourced figures): with 4 device
+    adapters x 250 MB/s, 3 GB/s cache and 0.5 GB/s mirroring, 1 MiB sequential writes saturate
+    at the mirror, 500 MB/s, and reads at the device adapters, 1000 MB/s (hand computation above);
+    the shipped catalog, without such rows, leaves every limit at 'not a limit'.
+    """
+    import csv
+
+    from zmodel.hardware import catalog
+    from zmodel.hardware.storage import StorageServer
+
+    src = catalog.data_folder(None) / "hardware" / "storage_servers.csv"
+    with open(src, newline="", encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["name"] == "ESS-800"]
+    extra = [("device_adapters", "4", "count"), ("device_adapter_rate", "250", "MB/s"),
+             ("cache_bandwidth", "3", "GB/s"), ("mirror_rate", "500", "MB/s"), ("clusters", "2", "count"),
+             ("cluster_time", "50", "us"), ("host_adapter_rate", "10000", "IO/s")]
+    for parameter, value, unit in extra:
+        rows.append(dict(rows[0], parameter=parameter, value=value, unit=unit, verbatim="", in_documents="false",
+                         source="synthetic test row", location="-", notes=""))
+    folder = tmp_path / "hardware"
+    folder.mkdir()
+    with open(folder / "storage_servers.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    s = StorageServer.from_catalog("ESS-800", data_dir=tmp_path, links=32, host_adapters=16)
+    assert (s.device_adapters, s.device_adapter_rate, s.cache_bandwidth, s.mirror_rate) == (4, 250e6, 3e9, 500e6)
+    assert s.cluster_time == pytest.approx(50e-6) and s.adapter_rate == 10000
+    wr = s.saturation("sequential_write", MIB)
+    assert (wr.bottleneck, wr.max_data_rate) == ("mirror", pytest.approx(500e6))
+    assert s.saturation("sequential_read", MIB).max_data_rate == pytest.approx(1000e6)
+    shipped = StorageServer.from_catalog("ESS-800")
+    assert math.isinf(shipped.mirror_rate) and math.isinf(shipped.device_adapter_rate)

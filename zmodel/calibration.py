@@ -25,13 +25,50 @@ percent_change                         ``(1 + p/100) / (1 + m/100) - 1``, the re
                                        (absolute: ``p - m`` in percentage points)
 upper_bound, range_high                ``max(0, (p - m)/|m|)``: zero when satisfied
 lower_bound, range_low                 ``min(0, (p - m)/|m|)``: zero when satisfied
+interval                               zero for ``low <= p <= high``; below, the value
+                                       residual against ``low`` (``(p - low)/|low|``);
+                                       above, against ``high``
 shape                                  not fitted; a model-supplied boolean check,
                                        reported separately
 =====================================  ==============================================
 
 A range is two catalog rows (``range_low`` and ``range_high``): together they give
-zero residual inside the interval. Weights multiply the residual (as in lmfit:
-``weight = 1/sigma`` in the residual's scale).
+zero residual inside the interval. An ``interval`` row is one row with its own
+``low`` and ``high`` columns: the reading of a verbal statement ("about 384" read as
+[345.6, 422.4]); the printed number stays in ``value_num`` for display, and an end may be
+infinite (a one-sided reading) but not missing. Like a bound, an interval is *informative*
+(judged, shown) whenever a parameter is free, but it counts in the degrees of freedom
+only while violated: a satisfied interval says nothing about where inside it the truth
+lies. Weights multiply the residual (as in lmfit: ``weight = 1/sigma`` in the residual's
+scale).
+
+Where the informative rows do not exceed the free parameters (``dof <= 0``) the
+covariance says nothing; :func:`readings_ranges` then refits with each interval row
+pinned at its ends and reports each parameter's spread over these admissible readings
+(``lo90``/``hi90`` with ``interval_method = "readings range"`` in the parameter table).
+
+Priors. A free parameter whose metadata declares a public specification
+(:class:`~zmodel.queueing._params.Prior`: value ``mu``, log-normal ``sigma``) adds one
+penalty residual to the least squares:
+
+=====================================  ==============================================
+row                                    residual
+=====================================  ==============================================
+prior of free parameter ``x``          ``(log x - log mu) / sigma`` (weight 1; no
+                                       ``scale`` applies)
+=====================================  ==============================================
+
+so that the fit maximises the posterior of a log-normal prior times the (Gaussian)
+likelihood of the weighted residuals. A prior is a pseudo-observation that always depends
+on its parameter: it is counted like an informative row (degrees of freedom =
+informative measurement rows + priors - free parameters), its square enters ``chisqr``
+(``prior_chisqr`` says how much) and its row enters the Jacobian of the covariance, with
+its stated sigma: ``scale_covar`` rescales only the measurement rows, by their own
+residuals (``_covariance_with_priors``). A fixed parameter's prior does nothing.
+:attr:`CalibrationResult.priors` lists each prior of a free parameter with its 95 %
+interval ``mu exp(-/+1.96 sigma)`` and flags
+``conflict`` when the fitted value lies outside it: the documents and the specification
+disagree (the fitted value is then a compromise, never silently accepted).
 
 Nothing here imports pandas or scipy at module level (``import zmodel`` stays fast).
 """
@@ -46,6 +83,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.queueing._params import Prior, check_prior
 from zmodel.queueing._result import Result
 
 __all__ = [
@@ -62,9 +100,11 @@ __all__ = [
     "prepare",
     "solve",
     "identifiability",
+    "prior_table",
     "covariance",
     "flag_uncertain",
     "tables",
+    "readings_ranges",
     "VALUE_KINDS",
     "FITTED_KINDS",
     "KINDS",
@@ -74,8 +114,12 @@ __all__ = [
 VALUE_KINDS = ("absolute", "percent", "count", "configuration", "ratio", "percent_change")
 _UPPER = ("upper_bound", "range_high")
 _LOWER = ("lower_bound", "range_low")
+#: a verbal statement read as an interval (columns ``low`` and ``high``)
+INTERVAL = "interval"
+#: kinds judged satisfied/violated (zero residual when satisfied)
+_BOUNDS = _UPPER + _LOWER + (INTERVAL,)
 #: kinds that enter the least-squares residual vector
-FITTED_KINDS = VALUE_KINDS + _UPPER + _LOWER
+FITTED_KINDS = VALUE_KINDS + _BOUNDS
 #: the catalog's vocabulary of kinds
 KINDS = FITTED_KINDS + ("shape",)
 
@@ -101,6 +145,10 @@ class Parameter:
         Provenance: where the value or the bounds come from.
     stderr : float or None
         Standard error, filled in on the best-fit parameters of a calibration.
+    prior : Prior or None
+        A public specification with its log-normal uncertainty
+        (:func:`zmodel.queueing._params.prior`); a free parameter's prior adds a penalty
+        residual to the fit (module docstring, "Priors"). Needs ``min > 0``.
 
     Examples
     --------
@@ -117,6 +165,7 @@ class Parameter:
     unit: str = ""
     source: str = ""
     stderr: float | None = None
+    prior: Prior | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -138,6 +187,11 @@ class Parameter:
             raise ValueError(f"parameter {self.name!r}: value {self.value:g} is outside its bounds "
                              f"[{self.min:g}, {self.max:g}]")
         object.__setattr__(self, "vary", bool(self.vary))
+        if self.prior is not None:
+            try:
+                check_prior(self.prior, self.min, self.max)
+            except ValueError as e:
+                raise ValueError(f"parameter {self.name!r}: {e}") from None
 
     @property
     def fixed(self) -> bool:
@@ -197,9 +251,9 @@ class Parameters(MutableMapping):
 
     # lmfit-like helpers
     def add(self, name: str, value: float, min: float = -math.inf, max: float = math.inf,
-            vary: bool = True, unit: str = "", source: str = "") -> None:
+            vary: bool = True, unit: str = "", source: str = "", prior: Prior | None = None) -> None:
         """Add (or replace) a parameter."""
-        self[name] = Parameter(name, value, min=min, max=max, vary=vary, unit=unit, source=source)
+        self[name] = Parameter(name, value, min=min, max=max, vary=vary, unit=unit, source=source, prior=prior)
 
     def set(self, name: str, **changes) -> None:
         """Change fields of an existing parameter, e.g. ``ps.set("rate", value=3, vary=False)``."""
@@ -238,7 +292,8 @@ class Parameters(MutableMapping):
         Each field (nested parameter dataclasses flattened) becomes a :class:`Parameter`
         with the field's default as value, its plausible range as bounds, its unit and its
         provenance as ``source`` -- as lmfit derives parameters from a model function's
-        signature. A new model parameter is therefore declared once, in the model.
+        signature. A new model parameter is therefore declared once, in the model. A
+        field's ``prior`` (a public specification) is carried over.
 
         Parameters
         ----------
@@ -291,7 +346,8 @@ class Parameters(MutableMapping):
                 v = values[name]
                 value, reading = (v if isinstance(v, tuple) else (v, "value set by the fit"))
                 source = f"{reading} (model default {i.default:g}: {i.source})"
-            out.add(name, value, min=i.range[0], max=i.range[1], vary=name in free, unit=i.unit, source=source)
+            out.add(name, value, min=i.range[0], max=i.range[1], vary=name in free, unit=i.unit, source=source,
+                    prior=i.prior)
         return out
 
     def to_dataclass(self, model_class, **overrides):
@@ -510,6 +566,9 @@ def _measurement_table(measurements):
     })
     if "quantity" in df.columns:
         out["quantity"] = df["quantity"].fillna("").astype(str).to_numpy()
+    for end in ("low", "high"):
+        out[end] = (pd.to_numeric(df[end], errors="coerce").astype(float).to_numpy() if end in df.columns
+                    else np.full(len(out), math.nan))
     dup = out["id"][out["id"].duplicated()]
     if len(dup):
         raise ValueError(f"measurement ids must be unique; duplicated: {sorted(set(dup))}")
@@ -521,7 +580,21 @@ def _measurement_table(measurements):
     if len(nan):
         raise ValueError(f"measured value of {nan['id'].iloc[0]!r} is NaN or not finite "
                          f"(kind {nan['kind'].iloc[0]!r} needs a number); exclude it from the measurements")
+    for _, r in out.loc[out["kind"] == INTERVAL].iterrows():
+        _check_interval(r["id"], r["low"], r["high"])
     return out
+
+
+def _check_interval(id_, low, high):
+    """The ends of an ``interval`` row: both given (an end may be infinite), low <= high, not both infinite."""
+    for name, end in (("low", low), ("high", high)):
+        if end is None or math.isnan(end):
+            raise ValueError(f"interval {id_!r}: {name} end is missing (columns low and high are required "
+                             f"for kind 'interval'; write inf for a one-sided reading)")
+    if low > high:
+        raise ValueError(f"interval {id_!r}: low ({low:g}) must not exceed high ({high:g})")
+    if math.isinf(low) and math.isinf(high):
+        raise ValueError(f"interval {id_!r}: at least one end must be finite, got [{low:g}, {high:g}]")
 
 
 def _weights_for(table, weights):
@@ -587,8 +660,13 @@ def _interpret(id_, kind, out):
     return value, a, b, pc
 
 
-def _residual(kind, measured, predicted, relative, pc_form):
+def _residual(kind, measured, predicted, relative, pc_form, low=math.nan, high=math.nan):
     """Unweighted residual of one row (see the module docstring)."""
+    if kind == INTERVAL:
+        if low <= predicted <= high:
+            return 0.0
+        end = low if predicted < low else high
+        return _residual("absolute", end, predicted, relative, pc_form)
     if pc_form and kind not in _UPPER + _LOWER:
         if relative:
             r = (1.0 + predicted / 100.0) / (1.0 + measured / 100.0) - 1.0
@@ -615,15 +693,18 @@ class CalibrationResult(Result):
     init_params : Parameters
         The starting parameters.
     parameter_table : pandas.DataFrame
-        One row per parameter: value, stderr, ci95_low, ci95_high, initial, min, max,
-        vary, at_bound, identifiable, unit, source, note.
+        One row per parameter: value, stderr, ci95_low, ci95_high, lo90/hi90 and
+        interval_method (a fit with ``dof <= 0``: the spread over the admissible readings,
+        :func:`readings_ranges`; NaN otherwise), initial, min, max, vary, at_bound,
+        identifiable, unit, source, note.
     correlations : pandas.DataFrame
         Correlation matrix of the free parameters (NaN where undefined).
     covariance : pandas.DataFrame
         Covariance matrix of the free parameters, in their units.
     residuals : pandas.DataFrame
-        One row per fitted-kind measurement: id, kind, unit, measured, predicted,
-        predicted_a, predicted_b (the two predictions of a ratio/percent change),
+        One row per fitted-kind measurement: id, kind, unit, measured, low and high (the
+        ends of an interval row, else NaN), predicted, predicted_a, predicted_b (the two
+        predictions of a ratio/percent change),
         residual (unweighted, fit scale), weight, weighted_residual, percent_error
         (``100 (p - m)/|m|``), satisfied (bound kinds), used_in_fit, informative (the
         prediction depends on a free parameter; False for a configuration echo, see
@@ -640,7 +721,16 @@ class CalibrationResult(Result):
     n_free : int
         Free (varying) parameters.
     dof : int
-        ``n_active - n_free``.
+        ``n_active + n_priors - n_free`` (a prior is a pseudo-observation, module docstring).
+    n_priors : int
+        Priors of free parameters that entered the fit as penalty rows.
+    prior_chisqr : float
+        The priors' share of ``chisqr`` (sum of their squared penalty residuals) [1].
+    priors : pandas.DataFrame
+        One row per prior of a free parameter (:func:`prior_table`): name, unit,
+        prior_value, prior_low, prior_high (95 %), sigma_log, fitted, residual
+        (``(log fitted - log prior)/sigma``), conflict (fitted outside the 95 % interval:
+        the documents and the specification disagree), source.
     """
 
     params: Parameters
@@ -660,6 +750,9 @@ class CalibrationResult(Result):
     nfev: int
     scale_covar: bool
     model_name: str
+    n_priors: int = 0
+    prior_chisqr: float = 0.0
+    priors: Any = None
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -674,6 +767,12 @@ class CalibrationResult(Result):
         return self.chisqr / self.dof if self.dof > 0 else math.nan
 
     @property
+    def conflicts(self) -> list[str]:
+        """Names of free parameters whose fitted value lies outside their prior's 95 % interval."""
+        t = self.priors
+        return [] if t is None or not len(t) else list(t.index[t["conflict"].astype(bool)])
+
+    @property
     def flagged(self) -> list[str]:
         """Names of parameters that are not identifiable or sit at a bound."""
         t = self.parameter_table
@@ -682,7 +781,8 @@ class CalibrationResult(Result):
     def to_frame(self, which: str = "parameters"):
         """The parameter table (default), ``"residuals"`` or ``"correlations"`` as a DataFrame."""
         tables = {"parameters": self.parameter_table, "residuals": self.residuals,
-                  "correlations": self.correlations, "shape_checks": self.shape_checks}
+                  "correlations": self.correlations, "shape_checks": self.shape_checks,
+                  "priors": self.priors if self.priors is not None else prior_table(Parameters(), ())}
         if which not in tables:
             raise ValueError(f"which must be one of {list(tables)}, got {which!r}")
         return tables[which].copy()
@@ -700,8 +800,9 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
 
     Sections: the fit statistics, [[Parameters]] (value +/- standard error, 95 % interval,
     initial value, bounds; ``!`` marks a flagged parameter), [[Flags]], [[Correlations]]
-    (those of at least ``min_correl``), [[Residuals]] (one row per measurement) and
-    [[Shape checks]].
+    (those of at least ``min_correl``), [[Residuals]] (one row per measurement),
+    [[Priors]] (specification, its 95 % interval, fitted value, ``CONFLICT`` when the
+    fitted value lies outside) and [[Shape checks]].
     """
     t = result.parameter_table
     n_excl = int((~result.residuals["used_in_fit"]).sum())
@@ -712,7 +813,12 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
              f"    data points        = {result.n_data} used ({result.n_active} active), {n_excl} excluded, "
              f"{len(result.shape_checks)} shape",
              f"    free parameters    = {result.n_free}",
-             f"    degrees of freedom = {result.dof}",
+             *([f"    priors             = {result.n_priors} (pseudo-observations, counted in the degrees "
+                f"of freedom)"] if result.n_priors else []),
+             f"    degrees of freedom = {result.dof}"
+             + ("" if result.dof > 0 or not result.n_free else
+                f" ({'exactly determined' if result.dof == 0 else 'under-determined'}: {result.n_active} informative rows "
+                f"for {result.n_free} free parameters; ranges over the admissible readings, no standard errors)"),
              f"    chi-square         = {result.chisqr:.6g}",
              f"    reduced chi-square = {result.redchi:.6g}",
              "[[Parameters]]"]
@@ -723,7 +829,9 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
         if not row["vary"]:
             body = f"(fixed){unit}"
         else:
-            if np.isfinite(row["stderr"]):
+            if np.isfinite(row.get("lo90", math.nan)) and np.isfinite(row.get("hi90", math.nan)):
+                body = f"range [{row['lo90']:.6g}, {row['hi90']:.6g}] ({row['interval_method']})"
+            elif np.isfinite(row["stderr"]):
                 rel = abs(row["stderr"] / row["value"]) * 100 if row["value"] != 0 else math.inf
                 body = (f"+/- {row['stderr']:<10.4g} ({rel:.2f}%) "
                         f"95% [{row['ci95_low']:.6g}, {row['ci95_high']:.6g}]")
@@ -758,17 +866,122 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
     lines.append(f"    {'id':<{idw}} {'kind':<14} {'measured':>12} {'predicted':>12} {'% error':>9}  used")
     for _, row in r.iterrows():
         sat = ""
-        if row["kind"] in _UPPER + _LOWER:
+        if row["kind"] == INTERVAL:
+            ends = f"[{row['low']:.6g}, {row['high']:.6g}]"
+            sat = f"  (inside {ends})" if row["satisfied"] else f"  (OUTSIDE {ends})"
+        elif row["kind"] in _UPPER + _LOWER:
             sat = "  (bound satisfied)" if row["satisfied"] else "  (bound VIOLATED)"
         lines.append(f"    {row['id']:<{idw}} {row['kind']:<14} {row['measured']:>12.6g} "
                      f"{row['predicted']:>12.6g} {row['percent_error']:>9.2f}  "
                      f"{'yes' if row['used_in_fit'] else 'no'}{sat}")
+    lines += _prior_lines(result)
     if len(result.shape_checks):
         lines.append("[[Shape checks]] (not fitted)")
         for _, row in result.shape_checks.iterrows():
             verdict = {True: "holds", False: "FAILS", None: "no check in model"}[row["passed"]]
             lines.append(f"    {row['id']}: {verdict}")
     return "\n".join(lines)
+
+
+def _prior_lines(result) -> list[str]:
+    """The [[Priors]] section of :func:`fit_report` (empty without priors)."""
+    t = result.priors
+    if t is None or not len(t):
+        return []
+    lines = [f"[[Priors]] (public specifications, log-normal; {result.n_priors} counted as pseudo-observations, "
+             f"chi-square share {result.prior_chisqr:.6g})"]
+    width = max(len(n) for n in t.index)
+    for name, row in t.iterrows():
+        unit = f" [{row['unit']}]" if row["unit"] else ""
+        verdict = ("CONFLICT: outside the prior's 95 % interval, documents and specification disagree"
+                   if row["conflict"] else "within the prior's 95 % interval")
+        lines.append(f"    {name + ':':<{width + 1}} spec {row['prior_value']:.6g} 95% [{row['prior_low']:.6g}, "
+                     f"{row['prior_high']:.6g}]{unit}, fitted {row['fitted']:.6g} "
+                     f"({row['residual']:+.2f} sigma): {verdict}")
+        lines.append(f"    {'':<{width + 1}} source: {row['source']}")
+    return lines
+
+
+# --------------------------------------------------------------------------- priors
+def _free_priors(params: Parameters, free) -> tuple:
+    """``(index in free, name, Prior)`` for each free parameter with a prior."""
+    return tuple((j, n, params[n].prior) for j, n in enumerate(free) if params[n].prior is not None)
+
+
+def prior_residuals(priors, x) -> np.ndarray:
+    """Penalty residuals ``(log x_j - log mu) / sigma`` of the priors at free values ``x`` (module docstring).
+
+    Examples
+    --------
+    >>> from zmodel.queueing._params import prior
+    >>> p = prior(100.0, sigma=0.5, source="illustration")
+    >>> float(prior_residuals([(0, "a", p)], [100.0 * np.exp(1.0)])[0])   # one e-fold = 2 sigma
+    2.0
+    """
+    x = np.asarray(x, dtype=float)
+    return np.array([(math.log(x[j]) - math.log(p.value)) / p.sigma for j, _, p in priors], dtype=float)
+
+
+def prior_table(params: Parameters, priors, x=None):
+    """One row per prior of a free parameter: specification, 95 % interval, fitted value, conflict flag.
+
+    Parameters
+    ----------
+    params : Parameters
+        The parameters (for units).
+    priors : sequence of (index, name, Prior)
+        As laid out by :func:`prepare` (``Problem.priors``).
+    x : array, optional
+        Free values (in their units) to judge; default the specification values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by name: unit, prior_value, prior_low, prior_high, sigma_log, fitted,
+        residual, conflict (fitted outside ``[prior_low, prior_high]``), source.
+    """
+    import pandas as pd
+
+    rows = []
+    for j, n, p in priors:
+        lo, hi = p.interval
+        v = float(x[j]) if x is not None else p.value
+        r = (math.log(v) - math.log(p.value)) / p.sigma
+        rows.append(dict(name=n, unit=params[n].unit if n in params else "", prior_value=p.value, prior_low=lo,
+                         prior_high=hi, sigma_log=p.sigma, fitted=v, residual=r,
+                         conflict=bool(v < lo or v > hi), source=p.source))
+    cols = ["name", "unit", "prior_value", "prior_low", "prior_high", "sigma_log", "fitted", "residual",
+            "conflict", "source"]
+    return pd.DataFrame(rows, columns=cols).set_index("name")
+
+
+def _covariance_with_priors(jac, n_priors: int, ok, n_free: int, chisqr: float, prior_chisqr: float, dof: int,
+                            scale_covar: bool) -> np.ndarray:
+    r"""Covariance when the last ``n_priors`` rows of ``jac`` are priors, whose sigma is stated, not estimated.
+
+    With ``scale_covar`` the measurement rows' unknown scale is estimated from their own
+    residuals, :math:`s^2 = \chi^2_\text{data} / \nu` (:math:`\nu` the degrees of freedom,
+    priors counted), and only they are scaled:
+    :math:`C = (J_d^\mathsf{T} J_d / s^2 + J_p^\mathsf{T} J_p)^{-1}` -- a prior's uncertainty
+    is never shrunk or inflated by how well the documents happen to fit. Without priors,
+    without ``scale_covar``, with no degree of freedom or a perfect data fit, this is
+    :func:`covariance`.
+    """
+    data_chi = chisqr - prior_chisqr
+    if not n_priors or not scale_covar or dof <= 0 or not data_chi > 0:
+        return covariance(jac, ok, n_free, chisqr, dof, scale_covar)
+    j = np.array(jac, dtype=float)
+    j[: len(j) - n_priors] /= math.sqrt(data_chi / dof)
+    return covariance(j, ok, n_free, chisqr, dof, scale_covar=False)
+
+
+def _prior_only_notes(sol, active_used, problem, ident) -> None:
+    """Note each free parameter with a prior that no informative measurement moves (its prior alone sets it)."""
+    jac = np.asarray(sol.jacobian)
+    for j, n, _ in problem.priors:
+        col = jac[active_used, j] if jac.ndim == 2 and jac.shape[1] > j else np.zeros(0)
+        if not np.any(col != 0.0):
+            ident.notes[n].append("set by its prior alone: no informative measurement depends on it")
 
 
 # --------------------------------------------------------------------------- engine
@@ -782,10 +995,13 @@ def _evaluate(model, table, values, relative):
     """Predict every fitted-kind row; return arrays (pred, a, b, residual)."""
     n = len(table)
     pred, pa, pb, res = (np.full(n, math.nan) for _ in range(4))
-    for k, (id_, kind, meas) in enumerate(zip(table["id"], table["kind"], table["measured"])):
+    lows = table["low"] if "low" in table else np.full(n, math.nan)
+    highs = table["high"] if "high" in table else np.full(n, math.nan)
+    for k, (id_, kind, meas, low, high) in enumerate(zip(table["id"], table["kind"], table["measured"],
+                                                          lows, highs)):
         value, a, b, pc = _interpret(id_, kind, model.predict(id_, values))
         pred[k], pa[k], pb[k] = value, a, b
-        res[k] = _residual(kind, meas, value, relative[k], pc)
+        res[k] = _residual(kind, meas, value, relative[k], pc, low, high)
     return pred, pa, pb, res
 
 
@@ -801,7 +1017,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
               params=None, scale="relative", scale_covar: bool = True,
               max_relative_stderr: float = 1.0, max_correlation: float = 0.999,
               rcond: float = 1e-7, tol: float = 1e-12, max_nfev: int | None = None,
-              **least_squares_kwargs) -> CalibrationResult:
+              readings_range: bool = True, **least_squares_kwargs) -> CalibrationResult:
     """Fit a model's free parameters to measurements by weighted, bounded least squares.
 
     Parameters
@@ -836,6 +1052,10 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         ``ftol``, ``xtol`` and ``gtol`` of :func:`scipy.optimize.least_squares`.
     max_nfev : int, optional
         Maximum number of residual evaluations.
+    readings_range : bool
+        When the fit is exactly or under-determined (``dof <= 0``), refit at the ends of
+        the interval readings and report each parameter's spread (:func:`readings_ranges`);
+        leave-one-out refits skip it (they keep only the left-out prediction).
     **least_squares_kwargs
         Passed on to :func:`scipy.optimize.least_squares` (e.g. ``method="dogbox"``).
 
@@ -860,6 +1080,12 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     :math:`\\hat\\theta \\pm t_{0.975,\\,\\nu} \\sigma_\\theta` (normal quantile when
     ``scale_covar`` is false). Valid when the model is close to linear within the
     interval and residuals are independent.
+
+    A free parameter with a prior (module docstring, "Priors") adds the penalty residual
+    :math:`(\\log\\theta - \\log\\mu)/\\sigma` to the minimised sum, one row to :math:`J` and
+    one pseudo-observation to the degrees of freedom
+    (:math:`\\nu = n_\\text{active} + n_\\text{priors} - p`); ``scale_covar`` then scales the
+    measurement rows only, the priors keep their stated :math:`\\sigma`.
 
     References
     ----------
@@ -888,19 +1114,152 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     used = problem.used
     chisqr = float(np.sum(wres[used] ** 2))
     kinds = problem.fit_table["kind"].to_numpy()
-    is_bound = np.isin(kinds, _UPPER + _LOWER)
+    is_bound = np.isin(kinds, _BOUNDS)
     informative = informative_rows(sol, problem)
     active_rows = (~is_bound | (res != 0)) & informative
     n_data = int(used.sum())
     n_active = int(np.sum(used & active_rows))
-    dof = n_active - len(problem.free)
-    ident = identifiability(sol.jacobian, active_rows[used], sol, problem, n_active, n_data, rcond=rcond)
-    cov = covariance(sol.jacobian[active_rows[used]], ident.ok, len(problem.free), chisqr, dof, scale_covar)
+    # priors: pseudo-observations, counted like informative rows (module docstring, "Priors")
+    n_priors = len(problem.priors)
+    prior_chisqr = float(np.sum(prior_residuals(problem.priors, sol.x) ** 2))
+    chisqr += prior_chisqr
+    dof = n_active + n_priors - len(problem.free)
+    jac_all = np.vstack([sol.jacobian, sol.prior_jacobian]) if problem.priors else sol.jacobian
+    rows_all = np.r_[active_rows[used], np.ones(n_priors, dtype=bool)]
+    ident = identifiability(jac_all, rows_all, sol, problem, n_active + n_priors, n_data, rcond=rcond)
+    _prior_only_notes(sol, active_rows[used], problem, ident)
+    cov = _covariance_with_priors(jac_all[rows_all], n_priors, ident.ok, len(problem.free), chisqr, prior_chisqr,
+                                  dof, scale_covar)
     stderr, corr = flag_uncertain(cov, sol.x, ident, problem.free, dof, scale_covar,
                                   max_relative_stderr=max_relative_stderr, max_correlation=max_correlation)
-    return tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
-                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
-                  informative=informative)
+    ranges = None
+    if dof <= 0 and problem.free:
+        # exactly or under-determined: no covariance-based error; the spread over the admissible readings
+        stderr = np.full(len(problem.free), math.nan)
+        cov = np.full_like(cov, math.nan)
+        corr = np.full_like(corr, math.nan)
+        if readings_range:
+            ranges = readings_ranges(model, problem, sol, rcond=rcond, tol=tol, max_nfev=max_nfev,
+                                     **least_squares_kwargs)
+    out = tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
+                 chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
+                 informative=informative, ranges=ranges)
+    return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
+                               priors=prior_table(problem.init, problem.priors, sol.x))
+
+
+def _active(model, problem: "Problem", sol: "Solution"):
+    """(n_active, active rows of the used table) at a solution: value rows and violated bounds that depend on a free
+    parameter (the counting of :func:`calibrate`)."""
+    vals = problem.values_of(sol.x / problem.scale if problem.free else problem.x0)
+    res = _evaluate(model, problem.fit_table, vals, problem.relative)[3]
+    is_bound = np.isin(problem.fit_table["kind"].to_numpy(), _BOUNDS)
+    active = (~is_bound | (res != 0)) & informative_rows(sol, problem)
+    return int(np.sum(problem.used & active)), active[problem.used]
+
+
+def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: int = 16, rcond: float = 1e-7,
+                    tol: float = 1e-12, max_nfev: int | None = None, **least_squares_kwargs) -> dict:
+    """Each free parameter's spread over the admissible readings of the used ``interval`` rows.
+
+    A fit whose informative rows do not exceed its free parameters has no degrees of freedom
+    left to estimate an error: its covariance-based standard error means nothing. What the data
+    do say is which readings are admissible: each ``interval`` row (a verbal statement) may lie
+    anywhere between its ends. This refits the model with every interval row pinned, as an exact
+    value, at one end of its interval -- all combinations of ends ("corners") when there are
+    at most ``max_corners`` of them, else each row at each end with the others at their
+    midpoints -- and returns, per parameter, the smallest and largest fitted value over these
+    refits and the fit itself. For a model linear in its parameters the extremes of a
+    parameter over a box of readings sit at its corners, so the corner spread is then the
+    exact admissible range. A one-sided reading (an infinite end) is pinned at its finite end or
+    left as an interval, so a statement split into two one-sided rows reaches both ends. Each refit
+    starts from the fit's optimum (no left-out number is involved: all rows are used).
+
+    Parameters
+    ----------
+    model, problem, sol
+        The model, the :func:`prepare` problem and its :func:`solve` solution.
+    max_corners : int
+        Largest number of corner refits before falling back to one row at a time.
+    rcond, tol, max_nfev, **least_squares_kwargs
+        As for :func:`calibrate`.
+
+    Returns
+    -------
+    dict
+        ``{name: (low, high) or None}`` over the free parameters, the spread over the
+        refits that determine the parameter -- ``None`` when none does (the readings do not
+        fix it either: it keeps its plausible range) or a refit fails to converge -- plus ``"_refits"`` (the number of
+        refits) and ``"_rows"`` (the interval ids pinned).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = Model({"a": 2.5})
+    >>> m.add_predictor("doc.y", lambda p: 2 * p["a"])     # "about 5", read as [4, 6]
+    >>> data = pd.DataFrame({"id": ["doc.y"], "kind": ["interval"], "value_num": [5.0],
+    ...                      "low": [4.0], "high": [6.0], "unit": ["s"]})
+    >>> fit = calibrate(m, data)
+    >>> [round(float(v), 9) for v in fit.parameter_table.loc["a", ["lo90", "hi90"]]]
+    [2.0, 3.0]
+    """
+    import itertools
+
+    free = problem.free
+    tab = problem.fit_table
+    pin = [k for k in np.flatnonzero(problem.used & (tab["kind"] == INTERVAL).to_numpy())]
+    out: dict = {n: None for n in free}
+    out["_refits"], out["_rows"] = 0, [str(tab["id"].iloc[k]) for k in pin]
+    if not pin:   # exact values only: a point where they determine the parameter, else nothing
+        n_active, act = _active(model, problem, sol)
+        ident = identifiability(sol.jacobian, act, sol, problem, n_active, int(problem.used.sum()), rcond=rcond)
+        for j, n in enumerate(free):
+            out[n] = None if ident.unidentifiable[j] else (float(sol.x[j]), float(sol.x[j]))
+        return out
+    ends = []
+    for k in pin:
+        lo, hi = float(tab["low"].iloc[k]), float(tab["high"].iloc[k])
+        finite = [e for e in dict.fromkeys((lo, hi)) if math.isfinite(e)]
+        # a one-sided reading is pinned at its finite end or left as it is (None): the pair of
+        # one-sided rows of one statement ([9, inf) and (-inf, 16.5]) then reaches both its ends
+        ends.append(finite if len(finite) == 2 else finite + [None])
+    mids = [(e[0] + e[1]) / 2 if e[1] is not None else None for e in ends]
+    if math.prod(len(e) for e in ends) <= max_corners:
+        combos = list(itertools.product(*ends))
+    else:
+        combos = [tuple(e if i == j else mids[i] for i in range(len(pin))) for j in range(len(pin)) for e in ends[j]]
+    low = np.array(sol.x, dtype=float)
+    high = np.array(sol.x, dtype=float)
+    determined = np.zeros(len(free), dtype=bool)
+    failed = False
+    for combo in combos:
+        if all(v is None for v in combo):
+            continue   # nothing pinned: the fit itself
+        t = tab.copy()
+        for k, value in zip(pin, combo):
+            if value is None:
+                continue
+            t.loc[k, "kind"], t.loc[k, "measured"] = "absolute", value
+            t.loc[k, ["low", "high"]] = math.nan
+        pinned = dataclasses.replace(problem, fit_table=t, x0=np.array(sol.x, dtype=float))
+        if any(problem.relative[k] and v == 0 for k, v in zip(pin, combo)):
+            failed = True   # a zero end on the relative scale: no relative residual to pin it with
+            break
+        s = solve(model, pinned, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
+        out["_refits"] += 1
+        if not s.success:
+            failed = True
+            break
+        n_active, act = _active(model, pinned, s)
+        ident = identifiability(s.jacobian, act, s, pinned, n_active, int(pinned.used.sum()), rcond=rcond)
+        # a parameter this corner leaves undetermined keeps an arbitrary value: not part of its spread
+        ok = ~ident.unidentifiable
+        determined |= ok
+        low = np.where(ok, np.minimum(low, s.x), low)
+        high = np.where(ok, np.maximum(high, s.x), high)
+    for j, n in enumerate(free):
+        out[n] = None if (failed or not determined[j]) else (float(low[j]), float(high[j]))
+    return out
 
 
 def informative_rows(sol: "Solution", problem: "Problem") -> np.ndarray:
@@ -918,9 +1277,10 @@ def informative_rows(sol: "Solution", problem: "Problem") -> np.ndarray:
         out[np.flatnonzero(problem.used)] = np.any(jac != 0.0, axis=1)
     elif not problem.free:
         out[:] = False
-    # a satisfied bound has a zero residual whatever its prediction does: it is judged as
-    # satisfied or violated (and not counted in the degrees of freedom while satisfied)
-    out |= np.isin(problem.fit_table["kind"].to_numpy(), _UPPER + _LOWER) & bool(problem.free)
+    # a satisfied bound or interval reading has a zero residual whatever its prediction does:
+    # it is judged as satisfied or violated (and not counted in the degrees of freedom while
+    # satisfied -- inside its interval it says nothing about where the truth lies)
+    out |= np.isin(problem.fit_table["kind"].to_numpy(), _BOUNDS) & bool(problem.free)
     return out
 
 
@@ -943,6 +1303,8 @@ class Problem:
         Free parameters' start, bounds and scaling (the optimiser works on ``x / scale``).
     exclude : list of str
         Ids left out of the fit.
+    priors : tuple of (index, name, Prior)
+        The priors of the free parameters (index into ``free``), penalty rows of the fit.
     """
 
     fit_table: Any
@@ -958,6 +1320,7 @@ class Problem:
     scale: np.ndarray
     exclude: list
     base: dict
+    priors: tuple = ()
 
     def values_of(self, z) -> dict:
         """All parameter values with the free ones at ``z * scale``."""
@@ -1016,7 +1379,13 @@ def prepare(model, measurements, exclude: Iterable[str] = (), weights=None, *, p
     rel_fit = relative[~is_shape]
     used = ~fit_tab["id"].isin(exclude).to_numpy()
 
-    zero = fit_tab.loc[rel_fit & (fit_tab["measured"] == 0)]
+    is_interval = (fit_tab["kind"] == INTERVAL).to_numpy()
+    for end in ("low", "high"):
+        bad = fit_tab.loc[rel_fit & is_interval & (fit_tab[end] == 0)]
+        if len(bad):
+            raise ValueError(f"interval {bad['id'].iloc[0]!r}: its {end} end is 0, so its relative residual is "
+                             f"undefined; use scale='absolute' for it")
+    zero = fit_tab.loc[rel_fit & ~is_interval & (fit_tab["measured"] == 0)]
     if len(zero):
         raise ValueError(f"measured value of {zero['id'].iloc[0]!r} is 0, so its relative residual is "
                          f"undefined; use scale='absolute' for it")
@@ -1040,7 +1409,7 @@ def prepare(model, measurements, exclude: Iterable[str] = (), weights=None, *, p
     _evaluate(model, fit_tab, init.valuesdict(), rel_fit)  # raises early on NaN predictions, excluded rows too
     return Problem(fit_table=fit_tab, shape_table=shape_tab, weight=w_fit, relative=rel_fit, used=used,
                    init=init, free=free, x0=x0, lower=lo, upper=hi, scale=s, exclude=exclude,
-                   base=init.valuesdict())
+                   base=init.valuesdict(), priors=_free_priors(init, free))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -1053,6 +1422,7 @@ class Solution:
     nfev: int
     success: bool
     message: str
+    prior_jacobian: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None = None,
@@ -1069,11 +1439,12 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
     free, s = problem.free, problem.scale
 
     def fun(z):
-        return w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
+        r = w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
+        return np.r_[r, prior_residuals(problem.priors, np.asarray(z, dtype=float) * s)] if problem.priors else r
 
     nfev, success, message = 1, True, "no free parameters"
     xbest = problem.x0.copy()
-    jac = np.zeros((len(used_tab), 0))
+    jac = np.zeros((len(used_tab), len(free)))
     active_mask = np.zeros(len(free), dtype=int)
     if free and len(used_tab):
         kw = dict(method="trf", ftol=tol, xtol=tol, gtol=tol, x_scale=1.0, jac="3-point")
@@ -1086,9 +1457,18 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
             jac = jac.toarray()
         active_mask = sol.active_mask
         nfev, success, message = int(sol.nfev), bool(sol.success), str(sol.message)
+    elif free and problem.priors:
+        message = "no measurements used: parameters set by their priors alone"
+        sol = optimize.least_squares(fun, problem.x0 / s, bounds=(problem.lower / s, problem.upper / s),
+                                     method="trf", ftol=tol, xtol=tol, gtol=tol, jac="3-point", max_nfev=max_nfev)
+        xbest = np.clip(sol.x * s, problem.lower, problem.upper)
+        jac, active_mask, nfev, success = np.atleast_2d(sol.jac) / s, sol.active_mask, int(sol.nfev), sol.success
     elif free:
         message = "no measurements used: parameters left at their initial values"
-    return Solution(x=xbest, jacobian=jac, active_mask=np.asarray(active_mask), nfev=nfev, success=success,
+    n_used = len(used_tab)
+    jac, prior_jac = jac[:n_used], jac[n_used:]   # the measurement rows, then one row per prior
+    return Solution(x=xbest, jacobian=jac, prior_jacobian=prior_jac,
+                    active_mask=np.asarray(active_mask), nfev=nfev, success=success,
                     message=message)
 
 
@@ -1245,8 +1625,13 @@ def flag_uncertain(cov, x, ident: Identifiability, free, dof: int, scale_covar: 
 
 def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, stderr, corr, pred, pa, pb, res,
            wres, is_bound, *, chisqr: float, n_data: int, n_active: int, dof: int,
-           scale_covar: bool, informative=None) -> CalibrationResult:
-    """Assemble the :class:`CalibrationResult`: parameter table, residual table, shape checks, statistics."""
+           scale_covar: bool, informative=None, ranges=None) -> CalibrationResult:
+    """Assemble the :class:`CalibrationResult`: parameter table, residual table, shape checks, statistics.
+
+    ``ranges`` (:func:`readings_ranges`, for a fit with ``dof <= 0``) fills the parameter table's
+    ``lo90``/``hi90`` with each parameter's spread over the admissible readings
+    (``interval_method = "readings range"``), which :mod:`zmodel.store` stores as its interval.
+    """
     import pandas as pd
     from scipy import stats
 
@@ -1264,13 +1649,33 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
             j = free.index(n)
             v, se = float(xbest[j]), float(stderr[j])
             best[n] = p.replace(value=v, stderr=se)
+            notes = list(ident.notes[n])
+            rng = (ranges or {}).get(n)
+            word = "exactly determined" if dof == 0 else "under-determined"
+            lo90 = hi90 = math.nan
+            method = ""
+            if ranges is not None:
+                # a spread below 1e-6 of the value is the refits' numerical noise: a point
+                if rng is not None and rng[1] - rng[0] > 1e-6 * max(abs(rng[0]), abs(rng[1])):
+                    (lo90, hi90), method = rng, "readings range"
+                    notes.append(f"{word}: over the admissible readings "
+                                 f"of {', '.join(ranges['_rows'])} it ranges over [{rng[0]:.6g}, {rng[1]:.6g}] "
+                                 f"({ranges['_refits']} refits)")
+                elif rng is not None:
+                    notes.append(f"{word}; fixed by exact values alone (no admissible reading moves it): "
+                                 f"no range and no standard error")
+                else:
+                    notes.append(f"{word} and not fixed by the admissible "
+                                 f"readings either: sample its plausible range")
             rows.append(dict(name=n, value=v, stderr=se, ci95_low=v - q * se, ci95_high=v + q * se,
+                             lo90=lo90, hi90=hi90, interval_method=method,
                              initial=p.value, min=p.min, max=p.max, vary=True,
                              at_bound=bool(ident.at_bound[j]), identifiable=not bool(ident.unidentifiable[j]),
-                             unit=p.unit, source=p.source, note="; ".join(ident.notes[n])))
+                             unit=p.unit, source=p.source, note="; ".join(notes)))
         else:
             best[n] = p
             rows.append(dict(name=n, value=p.value, stderr=math.nan, ci95_low=math.nan, ci95_high=math.nan,
+                             lo90=math.nan, hi90=math.nan, interval_method="",
                              initial=p.value, min=p.min, max=p.max, vary=False, at_bound=False,
                              identifiable=True, unit=p.unit, source=p.source, note=""))
     ptable = pd.DataFrame(rows).set_index("name")
@@ -1284,7 +1689,8 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
     satisfied = np.where(is_bound, res == 0, True)
     resid = pd.DataFrame({
         "id": fit_tab["id"], "kind": fit_tab["kind"], "unit": fit_tab["unit"],
-        "measured": meas, "predicted": pred, "predicted_a": pa, "predicted_b": pb,
+        "measured": meas, "low": fit_tab["low"], "high": fit_tab["high"],
+        "predicted": pred, "predicted_a": pa, "predicted_b": pb,
         "residual": res, "weight": problem.weight, "weighted_residual": wres, "percent_error": perr,
         "satisfied": pd.array(np.where(is_bound, satisfied, None), dtype="boolean"),
         "used_in_fit": problem.used,
@@ -1374,12 +1780,13 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     todo = r.loc[r["used_in_fit"] & r["informative"].astype(bool)]
     rows = []
     for _, row in _progress(todo.iterrows(), len(todo), "leave-one-out", progress):
-        loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights, **kw)
+        loo = calibrate(model, measurements, exclude=exclude + [row["id"]], weights=weights,
+                        readings_range=False, **kw)
         lr = loo.residuals.set_index("id").loc[row["id"]]
         m, p = row["measured"], lr["predicted"]
         perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
         full_perr = row["percent_error"]
-        bound = row["kind"] in _UPPER + _LOWER
+        bound = row["kind"] in _BOUNDS
         satisfied_loo = bool(lr["residual"] == 0) if bound else None
         if bound:   # a bound is satisfied or violated, never scored as a percent error
             perr = full_perr = math.nan

@@ -57,6 +57,7 @@ __all__ = [
     "VALIDATION_KINDS",
     "validation_figures",
     "readings",
+    "reading_intervals",
 ]
 
 #: Catalog CSV columns, in their required order.
@@ -513,34 +514,22 @@ def validation_figures(area=None, *, data_dir=None):
     return _with_metadata(frame, path)
 
 
-#: Columns of ``zmodel/_zmodel/_data/readings.csv``, in their required order.
-READING_COLUMNS = ("id", "kind", "reading")
+#: Columns of ``zmodel/_data/readings.csv``, in their required order.
+READING_COLUMNS = ("id", "kind", "low", "high", "reading")
+#: Kinds a reading may give a row: the catalog's, plus ``interval`` (a verbal statement read as [low, high]).
+READING_KINDS = KINDS | {"interval"}
 
 
-def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
-    """How catalog rows shared by several fits are read: id -> (kind, reading in words).
+def _reading_records(data_dir=None) -> dict[str, dict]:
+    """The checked rows of ``readings.csv``: id -> {kind, low, high, reading}."""
+    import math
 
-    ``zmodel/_zmodel/_data/readings.csv`` holds, once, the reading of a catalog row whose kind in the fits
-    differs from the bound word of the document's phrase (e.g. "drops above 20 processors"
-    read as the peak at 20). :func:`zmodel.fits.catalog_rows` applies it to every fit.
-
-    Raises
-    ------
-    ValueError
-        A malformed file, naming the file, the 1-based data row and the column (unknown
-        catalog id, unknown kind, empty reading, repeated id).
-
-    Examples
-    --------
-    >>> readings()["ibmsj.dbench-24-drop-above-20cpu"][0]
-    'absolute'
-    """
     root = data_folder(data_dir)
     path = root / "readings.csv"
     if not path.exists():
         return {}
     known = set(measurements(data_dir=data_dir)["id"])
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, dict] = {}
     for number, row in enumerate(_read_rows(path, READING_COLUMNS), start=1):
         rec = dict(zip(READING_COLUMNS, row))
 
@@ -551,12 +540,64 @@ def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
             raise bad("id", f"id must be a catalog id, got {rec['id']!r}")
         if rec["id"] in out:
             raise bad("id", f"id {rec['id']!r} is read twice")
-        if rec["kind"] not in KINDS:
-            raise bad("kind", f"kind must be one of {sorted(KINDS)}, got {rec['kind']!r}")
+        if rec["kind"] not in READING_KINDS:
+            raise bad("kind", f"kind must be one of {sorted(READING_KINDS)}, got {rec['kind']!r}")
         if not rec["reading"].strip():
             raise bad("reading", "reading must say how the row is read")
-        out[rec["id"]] = (rec["kind"], rec["reading"])
+        ends = {}
+        for end in ("low", "high"):
+            text = rec[end].strip()
+            if rec["kind"] != "interval":
+                if text:
+                    raise bad(end, f"{end} is only for kind 'interval' (got {text!r} for kind {rec['kind']!r})")
+                continue
+            try:
+                ends[end] = float(text)
+            except ValueError:
+                raise bad(end, f"{end} must be a number (inf for a one-sided reading), got {text!r}") from None
+            if math.isnan(ends[end]):
+                raise bad(end, f"{end} must be a number, got {text!r}")
+        if ends and ends["low"] > ends["high"]:
+            raise bad("low", f"low ({ends['low']:g}) must not exceed high ({ends['high']:g})")
+        if ends and math.isinf(ends["low"]) and math.isinf(ends["high"]):
+            raise bad("low", "at least one end of an interval must be finite")
+        out[rec["id"]] = dict(kind=rec["kind"], reading=rec["reading"], **ends)
     return out
+
+
+def readings(*, data_dir=None) -> dict[str, tuple[str, str]]:
+    """How catalog rows enter the fits: id -> (kind, reading in words).
+
+    ``zmodel/_data/readings.csv`` holds, once, the reading of a catalog row whose kind in the
+    fits differs from the bound word of the document's phrase, and of every verbal statement
+    a fit uses ("drops above 20 processors" read as a peak in [20, 24] CPUs, kind
+    ``interval``; its ends are :func:`reading_intervals`). :func:`zmodel.fits.catalog_rows`
+    applies it to every fit.
+
+    Raises
+    ------
+    ValueError
+        A malformed file, naming the file, the 1-based data row and the column (unknown
+        catalog id, unknown kind, empty reading, repeated id, an interval's ends missing,
+        not numbers or low > high, ends given for another kind).
+
+    Examples
+    --------
+    >>> readings()["ibmsj.dbench-24-drop-above-20cpu"][0]
+    'interval'
+    """
+    return {i: (r["kind"], r["reading"]) for i, r in _reading_records(data_dir).items()}
+
+
+def reading_intervals(*, data_dir=None) -> dict[str, tuple[float, float]]:
+    """The ends of the rows :func:`readings` reads as intervals: id -> (low, high), in the row's unit.
+
+    Examples
+    --------
+    >>> reading_intervals()["altix.timer-global-noprogress-cpus"]
+    (345.6, 422.4)
+    """
+    return {i: (r["low"], r["high"]) for i, r in _reading_records(data_dir).items() if r["kind"] == "interval"}
 
 
 # --------------------------------------------------------------------------- a planner's own numbers

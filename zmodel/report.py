@@ -744,6 +744,21 @@ def parameter_table_html(result) -> str:
     return _fmt_table(t[cols])
 
 
+def prior_table_html(result) -> str:
+    """The priors of a calibration result as HTML: specification, its 95 % interval, fitted value, conflict.
+
+    Empty when the fit has no prior of a free parameter. A fitted value outside the
+    interval is marked ``CONFLICT``: the documents and the specification disagree.
+    """
+    t = result.to_frame("priors") if hasattr(result, "priors") else None
+    if t is None or not len(t):
+        return ""
+    t = t.reset_index()
+    t["conflict"] = ["CONFLICT: documents and specification disagree" if c else "no" for c in t["conflict"]]
+    cols = ["name", "prior_value", "prior_low", "prior_high", "fitted", "unit", "residual", "conflict", "source"]
+    return _fmt_table(t[cols].rename(columns={"residual": "sigmas from spec"}), {"sigmas from spec": "{:+.2f}"})
+
+
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 24px auto; max-width: 1100px;
        padding: 0 16px; color: #222; line-height: 1.45; }
@@ -1073,6 +1088,10 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
         parts.append(chart_html(chart.to_dict(), f"residuals-{k}"))
         parts.append("<h4>Parameters</h4>")
         parts.append(parameter_table_html(result))
+        priors = prior_table_html(result)
+        if priors:
+            parts.append("<h4>Priors (public specifications)</h4>")
+            parts.append(priors)
         shapes = result.to_frame("shape_checks")
         if len(shapes):
             parts.append("<h4>Shape checks (not fitted)</h4>")

@@ -513,9 +513,13 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
     A free parameter is *calibrated*; its 90 % interval is the result's ``lo90``/``hi90``
     when the parameter table has them (with ``interval_method``), else value ±
     1.645 standard errors (``covariance``), else none (not identifiable: a sampler then
-    uses its plausible range). Fixed parameters are stored as assumed, with their value.
+    uses its plausible range). Fixed parameters are stored as assumed, with their value. A
+    free parameter with a prior (a public specification) stores the prior-informed value and
+    interval; its method says so.
     """
     t = result.parameter_table
+    priors = getattr(result, "priors", None)
+    with_prior = set(priors.index) if priors is not None else set()
     params = {}
     for name, row in t.iterrows():
         free = bool(row.get("vary", False))
@@ -529,6 +533,8 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
                 interval, method = (float(row["value"]) - Z90 * se, float(row["value"]) + Z90 * se), "covariance"
             else:
                 method = "not determined by the data: sample the plausible range"
+            if name in with_prior:   # the value and interval are posterior: documents and specification
+                method += " (with the public specification as prior)"
         bounds = None
         if np.isfinite(row.get("min", math.nan)) and np.isfinite(row.get("max", math.nan)):
             bounds = (float(row["min"]), float(row["max"]))

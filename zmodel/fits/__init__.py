@@ -30,17 +30,21 @@ def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None, dat
     kinds : mapping id -> kind, optional
         Kinds under which this fit reads some rows, where the phrase's bound word in the
         catalog is not how the number enters the model; each fit module states why. Readings
-        shared by several fits live once in ``zmodel/_zmodel/_data/readings.csv``
-        (:func:`zmodel.data.readings`) and are applied first.
+        shared by several fits, and every verbal statement read as an ``interval``, live once
+        in ``zmodel/_data/readings.csv`` (:func:`zmodel.data.readings`) and are applied first;
+        a row read as ``interval`` (by either) takes its ends from there.
     data_dir : path, optional
         Override of the ``data/`` folder.
 
     Returns
     -------
     pandas.DataFrame
-        The rows of :func:`zmodel.data.measurements`, in catalog order.
+        The rows of :func:`zmodel.data.measurements`, in catalog order, with columns ``low``
+        and ``high`` (the ends of the interval rows, NaN elsewhere).
     """
-    from zmodel.data import measurements, readings
+    import math
+
+    from zmodel.data import measurements, reading_intervals, readings
 
     ids = list(dict.fromkeys(ids))
     rows = (measurements(ids=ids) if data_dir is None else measurements(ids=ids, data_dir=data_dir)).copy()
@@ -55,6 +59,14 @@ def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None, dat
     kinds = {**{i: k for i, (k, _) in shared.items() if i in ids}, **kinds}
     hit = rows["id"].isin(list(kinds))
     rows.loc[hit, "kind"] = rows.loc[hit, "id"].map(kinds)
+    # a verbal statement read as an interval: its ends, from the one place they are written
+    ends = reading_intervals() if data_dir is None else reading_intervals(data_dir=data_dir)
+    lacking = sorted(set(rows.loc[rows["kind"] == "interval", "id"]) - set(ends))
+    if lacking:
+        raise ValueError(f"rows read as 'interval' need their ends in readings.csv; missing for: {', '.join(lacking)}")
+    interval = rows["kind"] == "interval"
+    rows["low"] = [ends[i][0] if k else math.nan for i, k in zip(rows["id"], interval)]
+    rows["high"] = [ends[i][1] if k else math.nan for i, k in zip(rows["id"], interval)]
     return rows
 
 

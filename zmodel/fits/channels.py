@@ -15,7 +15,8 @@ wavv08.fcp-4g-seqread-gain             1.25 x   best 4G/2G FCP ratio of sequenti
 wavv08.fcp-random-gain                 +40 %    FCP vs FICON random I/O throughput (4G)
 wavv08.directio-fcp-gain               <= 2 x   best direct-I/O / page-cache ratio, FCP
 wavv08.directio-ficon-gain             <= 1.6x  the same for FICON
-wavv08.multipath-cost-low/-high        10-15 %  host cost per I/O of multibus multipathing
+wavv08.multipath-cost-low/-high        ~10-15 % host cost per I/O of multibus multipathing,
+                                                read as [9, 16.5] % (readings.csv)
 configuration rows                              CHPIDs, paths per device, link rates
 =====================================  =======  ==========================================
 
@@ -24,8 +25,9 @@ each on its own disk (so no subchannel queueing); one channel path (single path 
 failover) unless stated; four iozone workloads — sequential write and read with
 ``SEQUENTIAL_BLOCK`` requests, random read and write with ``RANDOM_BLOCK`` requests.
 Writes and sequential reads are cache hits in the storage server (NVS fast write,
-sequential prefetch) with no disconnect time; a random read is a disk access of
-``RANDOM_READ_DISCONNECT`` (15k rpm: 2 ms half rotation + about 3 ms seek). The host
+sequential prefetch) with no disconnect time; a random read is a disk access: the
+seek plus half a revolution of :class:`~zmodel.hardware.storage.DriveMechanics` (15k rpm
+drives, data-sheet priors). The host
 time per I/O (think time of the stream) is ``host_time`` plus, through the page cache,
 a copy cost per byte; direct I/O removes the copy. The copy cost per byte is fixed from
 a documented number: the Linux 2.6 dbench memory transfer rate of 3250 MB/s with 16
@@ -33,8 +35,12 @@ processors (ibmsj), i.e. 16 / 3.25e9 s per byte of one CPU.
 
 Fitted parameters: the per-I/O channel time of FICON and of FCP, the FCP adapter data
 path cap (a FICON Express card in FCP mode), the host time per I/O and the multibus
-path-selection time. The 4G/2G comparison runs on the same machine with the same
-channel cards, so only the link data rate changes between 2 and 4 Gbit/s.
+path-selection time; with their public specifications as priors (module
+:mod:`zmodel.calibration`, "Priors"), the FICON per-I/O time, the 2 and 4 Gbit/s link
+data rates and the drives' seek and revolution times. The report's [[Priors]] section
+says where the documents pull a value outside its specification's 95 % interval. The
+4G/2G comparison runs on the same machine with the same channel cards, so only the link
+data rate changes between 2 and 4 Gbit/s.
 
 Examples
 --------
@@ -61,6 +67,7 @@ from zmodel.hardware.channels import (
     ChannelParameters,
     ChannelSubsystem,
 )
+from zmodel.hardware.storage import DriveMechanics
 
 __all__ = ["ChannelModel", "calibrate_channels", "CHANNEL_IDS", "THREADS", "WORKLOADS"]
 
@@ -71,20 +78,21 @@ THREADS = np.array([1, 2, 4, 8, 16, 32, 64])
 SEQUENTIAL_BLOCK = 128 * KB
 #: Request size of random I/O (assumption: one 4 KB page) [B].
 RANDOM_BLOCK = 4 * KB
-#: Disk access time of a random read miss on 15k rpm disks (assumption) [s].
-RANDOM_READ_DISCONNECT = 5e-3
 #: Host CPU time per byte of a page-cache copy: 16 CPUs / 3250 MB/s (ibmsj dbench, Linux 2.6) [s/B].
 COPY_TIME_PER_BYTE = 16 / 3250e6
-#: workload -> (block size [B], read fraction [1], disconnect time [s])
+#: workload -> (block size [B], read fraction [1], disk accesses per I/O [1]: a random read misses the cache)
 WORKLOADS = {
     "seq_write": (SEQUENTIAL_BLOCK, 0.0, 0.0),
     "seq_read": (SEQUENTIAL_BLOCK, 1.0, 0.0),
-    "rand_read": (RANDOM_BLOCK, 1.0, RANDOM_READ_DISCONNECT),
+    "rand_read": (RANDOM_BLOCK, 1.0, 1.0),
     "rand_write": (RANDOM_BLOCK, 0.0, 0.0),
 }
 
 #: Parameters of :class:`~zmodel.hardware.channels.ChannelParameters` this fit varies (all of them).
-FREE = ("ficon_command_time", "fcp_command_time", "fcp_adapter_rate", "host_time", "multipath_cpu_time")
+FREE = ("ficon_command_time", "fcp_command_time", "fcp_adapter_rate", "host_time", "multipath_cpu_time",
+        "data_rate_2g", "data_rate_4g")
+#: Parameters of :class:`~zmodel.hardware.storage.DriveMechanics` this fit varies (both, with their priors).
+FREE_DRIVE = ("average_seek", "revolution_time")
 #: Link-rate configuration rows -> catalog link name.
 _LINK_ROWS = {
     "wavv08.ess-fcp-link": "FCP-2G", "wavv08.ess-ficon-link": "FICON-2G",
@@ -138,8 +146,12 @@ class ChannelModel(Model):
         self.add_check("wavv08.directio-fcp-reads-faster", self._direct_reads_faster)
 
     def parameters(self) -> Parameters:
-        """Calibratable parameters, declared in :class:`~zmodel.hardware.channels.ChannelParameters`."""
-        return Parameters.from_dataclass(ChannelParameters, free=FREE)
+        """Calibratable parameters, declared in :class:`~zmodel.hardware.channels.ChannelParameters` and
+        :class:`~zmodel.hardware.storage.DriveMechanics` (priors included)."""
+        ps = Parameters.from_dataclass(ChannelParameters, free=FREE)
+        for p in Parameters.from_dataclass(DriveMechanics, free=FREE_DRIVE).values():
+            ps[p.name] = p
+        return ps
 
     # ------------------------------------------------------------------ components
     @staticmethod
@@ -173,7 +185,8 @@ class ChannelModel(Model):
         cases = [(w, direct) for w in WORKLOADS for direct in (False, True)]
         block = np.array([WORKLOADS[w][0] for w, _ in cases], dtype=float)[:, None]
         reads = np.array([WORKLOADS[w][1] for w, _ in cases], dtype=float)[:, None]
-        disconnect = np.array([WORKLOADS[w][2] for w, _ in cases], dtype=float)[:, None]
+        access = to_dataclass(DriveMechanics, p).random_access_time
+        disconnect = np.array([WORKLOADS[w][2] * access for w, _ in cases], dtype=float)[:, None]
         host = self.costs(p).host_time + np.where([d for _, d in cases], 0.0, block[:, 0] * COPY_TIME_PER_BYTE)[:, None]
         css = self.subsystem(p, protocol, gbit, multibus)
         rate = np.asarray(css.throughput(THREADS, block, reads, disconnect, host).data_rate)

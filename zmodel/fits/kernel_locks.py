@@ -15,12 +15,13 @@ latency growth ``latency_growth = 0`` (with three documented values, q and g are
 separable: both make the per-update cost grow linearly with the contenders) and the ia64
 timer tick (``HZ = 1024``). Rows:
 
-* gettimeofday slowdowns at 4 (upper bound 10, "almost an order of magnitude"), 8 (20x)
-  and 32 (100x) concurrent calls;
+* gettimeofday slowdowns at 4 ("almost an order of magnitude", read as the interval
+  [9, 10], zmodel/_data/readings.csv), 8 (20x) and 32 (100x) concurrent calls;
 * the per-tick global-variable halt (:func:`~zmodel.kernel.locks.line_saturation_cpus`,
   plain stores / fetch-and-add, q = 0): "larger than about 384 processors, forward
   progress could not be made" -- read as the saturation point, kind overridden from
-  ``lower_bound`` to ``absolute`` ("about 384" is where the threshold lies); "256
+  ``lower_bound`` to ``interval`` ("about 384" is where the threshold lies: [345.6, 422.4]
+  with the catalog-wide +/-10 % for "about", zmodel/_data/readings.csv); "256
   processors or more" (lower bound, as catalogued); the profiler that kept a 512-CPU
   system from booting -- kind overridden from ``configuration`` to ``upper_bound``: the
   threshold is at most 512.
@@ -31,7 +32,8 @@ c; fixed: the fault work outside the lock ``fault_work`` (a nominal 10 us: only 
 c/Z is identifiable, the figures print no times) and the critical sections of the
 page_table_lock and of the /dev/zero super-block lock (0: a flag test and a pte store; two
 counters -- negligible beside the hand-off). Rows: Figure 1's knee "around 16 processors"
-(the asymptote intersection :func:`~zmodel.kernel.locks.knee_cpus`) and Figure 2's
+(the asymptote intersection :func:`~zmodel.kernel.locks.knee_cpus`, read as the interval
+[14.4, 17.6]) and Figure 2's
 improvement "in excess of 800x" at 512 CPUs (lower bound). The Linux-for-Altix curve of
 Figure 1 keeps ``mmap_sem``: two fetch-and-adds per fault on the semaphore count line
 (:func:`~zmodel.kernel.locks.atomic_update`, q = 0) with transfer time c and an assumed
@@ -83,13 +85,13 @@ __all__ = [
 
 #: catalog id -> kind used in this fit (overrides explained in the module docstring)
 FIT_KINDS = {
-    "altix.gettimeofday-4-concurrent-slowdown": "upper_bound",
+    "altix.gettimeofday-4-concurrent-slowdown": "interval",
     "altix.gettimeofday-8-concurrent-slowdown": "ratio",
     "altix.gettimeofday-32-concurrent-slowdown": "ratio",
-    "altix.timer-global-noprogress-cpus": "absolute",      # catalog: lower_bound ("about 384")
+    "altix.timer-global-noprogress-cpus": "interval",      # catalog: lower_bound ("about 384")
     "altix.conflict-halt-threshold-cpus": "lower_bound",
     "altix.profiler-noboot-cpus": "upper_bound",            # catalog: configuration
-    "altix.fig1-knee-cpus": "absolute",
+    "altix.fig1-knee-cpus": "interval",
     "altix.devzero-improvement-512cpu": "lower_bound",
 }
 SHAPE_IDS = (

@@ -14,7 +14,7 @@ memory than Linux 2.4").
 
 Figure 1 statements enter exactly as in :mod:`zmodel.fits.usl` (same ids, same reading
 of the thresholds: "quite similar" = 2.4 within 15 % of 2.6, "much better" = 2.6 at
-least 25 % above 2.4, the 2.4 curve peaks at 20 processors); the crossings are
+least 25 % above 2.4, the 2.4 curve peaks in [20, 24] processors); the crossings are
 interpolated linearly between integer processor counts (MVA needs whole populations)
 and the peak is the vertex of the parabola through the best integer and its neighbours.
 

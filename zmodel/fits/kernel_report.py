@@ -9,15 +9,16 @@ them (reusing results already computed in this process) and summarises per area:
 * the median and worst absolute percent error over the fitted informative value rows
   (configuration echoes and bounds are not scored by a percent; bounds are counted as
   satisfied or violated);
-* the same over the *informative* fitted rows only: value rows, and bounds the fit
-  would violate without the data — satisfied bounds and rows that a dedicated
+* the same over the *informative* fitted rows only: value rows, and bounds or interval
+  readings the fit violates — satisfied bounds and intervals and rows that a dedicated
   parameter reproduces by construction are reported but kept out of this figure, so
   that trivially exact rows do not flatter the median;
 * the leave-one-out median and worst absolute percent error (each row predicted by a
   fit that did not see it, started from the model's declared values) over every
   informative value row -- including the rows whose removal leaves a parameter
   undetermined (counted as ``unpredictable_rows`` and also summarised without them,
-  ``median_left_out_predictable``); bounds counted as satisfied or violated
+  ``median_left_out_predictable``; the per-area leave-one-out table of :meth:`report` shows
+  every such row with its ``predictable`` flag); bounds counted as satisfied or violated
   (``bounds_left_out``) and refits that did not converge as ``failed_refits``;
 * the shape claims checked and how many hold.
 
@@ -74,7 +75,8 @@ class KernelCalibrationReport(Result):
             if loo is not None and len(loo):
                 lines.append("[[Leave-one-out]] (each row predicted by a fit without it)")
                 cols = [c for c in ("id", "measured", "predicted_full", "predicted_loo",
-                                    "percent_error_full", "percent_error_loo") if c in loo]
+                                    "percent_error_full", "percent_error_loo", "bound_satisfied_loo",
+                                    "predictable", "unidentified_without") if c in loo]
                 lines.append(loo[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
         return "\n".join(lines)
 
@@ -128,7 +130,7 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
             used = used[used["informative"].astype(bool)]   # configuration echoes are not scored
         # bounds are satisfied or violated, never a 0 % error in a median
         fitted = _abs_errors(used[used["satisfied"].isna()], "percent_error")
-        value_rows = used[~used["kind"].isin(["upper_bound", "lower_bound", "range_low", "range_high"])
+        value_rows = used[~used["kind"].isin(["upper_bound", "lower_bound", "range_low", "range_high", "interval"])
                           | ~used["satisfied"].fillna(True).astype(bool)]
         exact_ids = set(cal.exactly_determined)
         informative = _abs_errors(value_rows[~value_rows["id"].isin(exact_ids)], "percent_error")

@@ -14,7 +14,7 @@ Documented numbers used (catalog ``zmodel.data.measurements``):
   3250 MB/s at 16 CPUs, "quite similar" up to 4 CPUs, "much better" from 8, 2.4 drops
   above 20 CPUs -- read exactly as :mod:`zmodel.fits.usl` and
   :mod:`zmodel.fits.kernel_memory` read them (2.4 within 15 % up to >= 4 CPUs, 2.6 at
-  least 25 % better from <= 8 CPUs, the 2.4 peak at 20 CPUs).
+  least 25 % better from <= 8 CPUs, the 2.4 peak in [20, 24] CPUs).
 
 Each OSDL row is predicted as ``PercentChange(X_2.4, X_2.6)`` of two compositions
 (:func:`~zmodel.kernel.versions.compose`) of the *same* system and workload, one with

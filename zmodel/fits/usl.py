@@ -31,8 +31,11 @@ choices, written once in ``zmodel/_zmodel/_data/readings.csv`` and shared with
   at least 4 — a lower bound on that crossover;
 * "much better from 8": the smallest N at which X_26/X_24 >= 1.25 (25 % better) is at
   most 8 — an upper bound on that crossover;
-* "drops ... when there are more than 20 processors": the 2.4 curve peaks at 20
-  processors, N* = sqrt((1 - sigma)/kappa) = 20 (Gunther 2007, eq. 4.33) — a value.
+* "drops ... when there are more than 20 processors": the 2.4 curve peaks somewhere in
+  [20, 24] processors, N* = sqrt((1 - sigma)/kappa) (Gunther 2007, eq. 4.33) — an
+  ``interval`` reading (readings.csv says why these ends). With the peak free inside its
+  interval the two exact rates leave the four parameters under-determined: the report
+  says so and the parameters keep their plausible ranges.
 
 This is the path-proving calibration of issue 3; the kernel-model issue replaces it
 with mechanistic lock and TLB models.

@@ -68,7 +68,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.queueing import mm1, mmc, mva
-from zmodel.queueing._params import param
+from zmodel.queueing._params import param, prior
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
     as_count, as_float_array, as_int_array, as_probability, as_scalar, check_fields, quiet_saturation,
@@ -843,6 +843,16 @@ class ChannelParameters:
         Linux CPU time per I/O outside the page-cache copy (think time of a stream) [s].
     multipath_cpu_time : float
         dm-multipath path selection per I/O in multibus mode [s].
+    data_rate_2g, data_rate_4g : float
+        Payload data rate per direction of a 2 and a 4 Gbit/s FICON/FCP link [B/s]
+        (the catalog's ``data_rate`` of FICON-2G/FCP-2G and FICON-4G/FCP-4G; 1 Gbit/s
+        links keep the catalog value).
+
+    Public specifications enter a fit as priors (``prior=`` of the declaration): the
+    FICON per-I/O time (IBM's published FICON Express2 I/O rate) and the link data rates
+    (the Fibre Channel physical-interface standards). No public per-I/O figure of an FCP
+    channel was found (IBM's FCP performance page prints only ratios in text), so
+    ``fcp_command_time`` has none.
 
     Examples
     --------
@@ -858,7 +868,19 @@ class ChannelParameters:
         1.0 / 7200.0, unit="s", range=(5e-6, 1e-3),
         source="IBM eServer zSeries 990 product guide, 'FICON Express Channel Card Features - Performance': "
                "'up to 7200 I/O operations/sec (channel is 100% utilized)' at 1 Gbps (hardware catalog "
-               "links.csv FICON-1G max_io_rate), so 1/7200 s per I/O")
+               "links.csv FICON-1G max_io_rate), so 1/7200 s per I/O",
+        prior=prior(
+            1.0 / 9000.0, factor=1.5,
+            source="IBM Redbook SG24-7145, 'IBM TotalStorage DS6000 Series: Performance Monitoring and "
+                   "Tuning' (IBM, 2005), ch. 3 p. 78: 'A single FICON Express2 channel can actually perform up "
+                   "to about 9,000 read hit I/Os per second' (the WAVV 2008 z990 had FICON-Express2 channels, the "
+                   "z9 FICON-Express4), so 1/9000 s per I/O. 95 % factor 1.5 (assumed), 6,000 to 13,500 I/O/s: it "
+                   "holds the previous FICON Express card's published rates, 'up to 7,200 I/O operations/sec "
+                   "(channel is 100% utilized)' at 1 Gbps on z990 (IBM eServer zSeries 990 product guide, "
+                   "undated public copy manualsdump.com/en/manuals/116974/17) and 'in the range of 6,800 I/Os per "
+                   "second or more per FICON Express channel' (IBM Redbook SG24-6786, 'The IBM TotalStorage "
+                   "DS8000 Series: Concepts and Architecture', 2005, sec. 12.5.2 p. 270), and a card generation's "
+                   "gain"))
     fcp_command_time: float = param(
         1.0 / 7200.0, unit="s", range=(5e-6, 1e-3),
         source="assumed: the FICON value (1/7200 s, links.csv FICON-1G); no public per-I/O figure for FCP "
@@ -874,16 +896,36 @@ class ChannelParameters:
     multipath_cpu_time: float = param(
         20e-6, unit="s", range=(0.0, 1e-3),
         source="assumed: dm-multipath path selection per I/O in multibus mode, tens of microseconds")
+    data_rate_2g: float = param(
+        200e6, unit="B/s", range=(50e6, 212.5e6),
+        source="links.csv FICON-2G / FCP-2G data_rate (IBM Redbook SG24-5444, FICON chapter: 200 MBps per "
+               "direction); range: at most the 2.125 Gbaud line rate after 8b/10b coding (212.5 MB/s)",
+        prior=prior(
+            200e6, factor=1.1,
+            source="ANSI INCITS 352-2002, Fibre Channel Physical Interfaces (FC-PI): the '200-MB/s' variant at "
+                   "2.125 Gbaud; IBM Redbook SG24-7145, 'IBM TotalStorage DS6000 Series: Performance "
+                   "Monitoring and Tuning' (IBM, 2005), ch. 2 p. 48: a 2 Gbps adapter 'provides a nominal "
+                   "200 MB/s full-duplex data rate'. 95 % factor 1.1 (assumed): frame overhead and measured "
+                   "maxima (SG24-6786 p. 270: 'up to 206 MB/sec per 2 Gbps FICON Express channel')"))
+    data_rate_4g: float = param(
+        400e6, unit="B/s", range=(100e6, 425e6),
+        source="links.csv FICON-4G / FCP-4G data_rate (IBM Redbook SG24-5444, FICON chapter: 400 MBps per "
+               "direction); range: at most the 4.25 Gbaud line rate after 8b/10b coding (425 MB/s)",
+        prior=prior(
+            400e6, factor=1.1,
+            source="ANSI INCITS 404-2006, Fibre Channel Physical Interfaces-2 (FC-PI-2): the '400-MB/s' variant "
+                   "at 4.25 Gbaud. 95 % factor 1.1 (assumed), as for 2 Gbit/s"))
 
     def __post_init__(self):
         check_fields(self)
 
     def link(self, protocol: str, gbit: int) -> ChannelLink:
-        """The catalog link ``FICON-<gbit>G`` or ``FCP-<gbit>G`` with these channel times."""
+        """The catalog link ``FICON-<gbit>G`` or ``FCP-<gbit>G`` with these channel times and data rates."""
+        rate = {2: {"data_rate": self.data_rate_2g}, 4: {"data_rate": self.data_rate_4g}}.get(gbit, {})
         if protocol == "FICON":
-            return ChannelLink.from_catalog(f"FICON-{gbit}G", command_time=self.ficon_command_time)
+            return ChannelLink.from_catalog(f"FICON-{gbit}G", command_time=self.ficon_command_time, **rate)
         return ChannelLink.from_catalog(f"FCP-{gbit}G", command_time=self.fcp_command_time,
-                                        adapter_rate=self.fcp_adapter_rate)
+                                        adapter_rate=self.fcp_adapter_rate, **rate)
 
     def subsystem(self, protocol: str, gbit: int, multibus: bool = False) -> ChannelSubsystem:
         """One device group on :meth:`link`: single path (failover), or two paths in multibus mode."""

@@ -7,8 +7,13 @@ names the key path (``"workload.clients must be a positive integer, got -4"``).
 
 * ``[hardware]``: processor speed from the catalog (``zmodel.hardware.catalog``, relative
   to the z990's 1.2 GHz: a clock-ratio proxy), the channel paths
-  (:class:`zmodel.hardware.channels.ChannelLink` demands per I/O), the storage server's
-  disk-seconds per I/O and controller time (:class:`zmodel.hardware.storage.StorageServer`);
+  (:class:`zmodel.hardware.channels.ChannelLink` demands per I/O; optionally a card
+  generation of :class:`~zmodel.hardware.channels.ChannelCard`, zHPF, the multipath mode,
+  and volumes with PAV/HyperPAV aliases, whose IOSQ time from
+  :class:`~zmodel.hardware.channels.ChannelSubsystem` joins the prediction), the storage
+  server's disk-seconds per I/O and controller time
+  (:class:`zmodel.hardware.storage.StorageServer`; a workload footprint gives the hit ratio
+  from its cache size);
 * ``[kernel]``: a :class:`~zmodel.kernel.versions.KernelVersion` feature set and its I/O
   scheduler;
 * ``[hypervisor]``: the dispatch fraction of the logical CPUs -- PR/SM weight share
@@ -36,6 +41,7 @@ models) only; pandas is imported inside :meth:`Scenario.predict`.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import math
@@ -56,7 +62,9 @@ from zmodel.kernel.versions import (
     compose,
     kernel_version,
 )
-from zmodel.conventions import as_choice, as_count, as_fraction, as_scalar, quiet_saturation, vectorized
+from zmodel.conventions import (
+    as_choice, as_count, as_float_array, as_fraction, as_scalar, quiet_saturation, vectorized,
+)
 from zmodel.queueing._params import parameter_info
 from zmodel.store import ParameterStore
 from zmodel.store import default as default_store
@@ -86,6 +94,12 @@ REFERENCE_CLOCK = 1.2e9
 #: documented FICON-1G maximum I/O rate of ``zmodel/_data/hardware/links.csv`` [s]
 DEFAULT_COMMAND_TIME = 1.0 / 7200.0
 HYPERVISOR_TYPES = ("none", "lpar", "zvm")
+#: ``hardware.multipath`` values (:data:`zmodel.hardware.channels.MULTIPATH_MODES`), the default first
+MULTIPATH_CHOICES = ("multibus", "failover")
+#: ``hardware.pav`` values (:data:`zmodel.hardware.channels.PAV_MODES`), the default first
+PAV_CHOICES = ("static", "hyper")
+#: relative tolerance of the IOSQ fixed point of a closed scenario with ``hardware.volumes``
+IOSQ_TOLERANCE = 1e-9
 #: columns of :meth:`Scenario.predict` after the swept key paths
 OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
                   "steal", "memory_overhead", "features", "parameters", "saturated", "model", "assumed")
@@ -106,7 +120,7 @@ MAX_INTEGER = 2 ** 53
 #: documented maxima of the numeric ``[workload]`` keys (beyond them a demand overflows or
 #: the model leaves its domain)
 WORKLOAD_MAXIMA = {"think_time": 1e9, "io_per_transaction": 1e6, "cpu_per_transaction": 1e6,
-                   "block_size": GiB, "io_rate": 1e9}
+                   "block_size": GiB, "io_rate": 1e9, "footprint": 1e18}
 #: the ``model`` column: which solver produced a row
 MODEL_CLOSED = "closed: exact MVA of the composed kernel model"
 MODEL_OPEN = "open: M/M/c stations at the offered I/O rate"
@@ -190,7 +204,34 @@ class Hardware:
     channel : str or None
         Catalog name of a link (``zmodel/_data/hardware/links.csv``); required for I/O workloads.
     channels : int
-        Channel paths used (multibus), 1..8 [1].
+        Channel paths (CHPIDs) per device, 1..8 [1].
+    channel_card : str or None
+        Catalog name of a FICON card generation (``zmodel/_data/hardware/channel_cards.csv``,
+        :class:`zmodel.hardware.channels.ChannelCard`); the channel is then that card at the
+        link's rate, with the card's per-I/O time (its ``command_io_rate``; the store's
+        ``ficon_command_time`` when the catalog has none) and data-rate cap (``channel_rate``:
+        a station of an open load; the closed model, :func:`compose`, has three channel
+        stations and leaves it out). ``None``: the link catalog's channel alone (as before
+        cards existed).
+    zhpf : bool or None
+        Transport mode (High Performance FICON): per-I/O time ``1/zhpf_io_rate`` of the
+        card; needs ``channel_card``. ``None`` or false: command mode.
+    multipath : {"multibus", "failover"} or None
+        ``"multibus"`` (default): I/O spread over all ``channels`` paths; ``"failover"``:
+        one active path, the others standby.
+    pav_aliases : int or None
+        PAV alias subchannels (ECKD on FICON/ESCON): per volume when ``pav`` is
+        ``"static"``, one pool for all volumes when ``"hyper"``; needs ``volumes`` [1].
+    pav : {"static", "hyper"} or None
+        PAV flavour (default ``"static"``); needs ``volumes``.
+    volumes : int or None
+        Volumes (devices) the I/O is spread over, 1..65535. Given, each volume's
+        subchannels (base + aliases) become a queue: the I/O supervisor queue time
+        (IOSQ) of :meth:`zmodel.hardware.channels.ChannelSubsystem.response_time` enters
+        the prediction (:meth:`Scenario.iosq_time`). ``None``: no device queueing (every
+        I/O finds a free subchannel, as before) [1].
+
+    Every new key's ``None`` keeps the predictions of a scenario without it.
     """
 
     processor: str
@@ -198,14 +239,40 @@ class Hardware:
     storage_server: str | None = None
     channel: str | None = None
     channels: int = 1
+    channel_card: str | None = None
+    zhpf: bool | None = None
+    multipath: str | None = None
+    pav_aliases: int | None = None
+    pav: str | None = None
+    volumes: int | None = None
 
-    KEYS = ("processor", "cpus", "storage_server", "channel", "channels")
+    KEYS = ("processor", "cpus", "storage_server", "channel", "channels", "channel_card", "zhpf", "multipath",
+            "pav_aliases", "pav", "volumes")
 
     def __post_init__(self):
         object.__setattr__(self, "cpus", as_count("hardware.cpus", self.cpus))
         object.__setattr__(self, "channels", as_count("hardware.channels", self.channels))
         if self.channels > 8:
             raise _path_error("hardware.channels", f"must be at most 8 (CHPIDs per device), got {self.channels}")
+        if self.zhpf is not None and not isinstance(self.zhpf, (bool, np.bool_)):
+            raise _path_error("hardware.zhpf", f"must be true or false, got {self.zhpf!r}")
+        if self.multipath is not None:
+            as_choice("hardware.multipath", self.multipath, MULTIPATH_CHOICES)
+        if self.pav is not None:
+            as_choice("hardware.pav", self.pav, PAV_CHOICES)
+        if self.pav_aliases is not None:
+            object.__setattr__(self, "pav_aliases", as_count("hardware.pav_aliases", self.pav_aliases, 0, 65535))
+        if self.volumes is not None:
+            object.__setattr__(self, "volumes", as_count("hardware.volumes", self.volumes, 1, 65535))
+        for key in ("pav_aliases", "pav"):
+            if getattr(self, key) is not None and self.volumes is None:
+                raise _path_error(f"hardware.{key}", "needs hardware.volumes (the volumes the I/O is spread over)")
+        if self.zhpf and self.channel_card is None:
+            raise _path_error("hardware.zhpf", "needs hardware.channel_card (a card with a zHPF I/O rate)")
+        if self.channel is None:
+            for key in ("channel_card", "zhpf", "multipath", "pav_aliases", "pav", "volumes"):
+                if getattr(self, key) is not None:
+                    raise _path_error(f"hardware.{key}", "needs hardware.channel")
 
     @classmethod
     def from_dict(cls, m: Mapping) -> "Hardware":
@@ -217,7 +284,10 @@ class Hardware:
         storage = _catalog_name("hardware.storage_server", "storage_servers", m["storage_server"]) \
             if m.get("storage_server") is not None else None
         channel = _catalog_name("hardware.channel", "links", m["channel"]) if m.get("channel") is not None else None
-        return cls(proc, m["cpus"], storage, channel, m.get("channels", 1))
+        card = _catalog_name("hardware.channel_card", "channel_cards", m["channel_card"]) \
+            if m.get("channel_card") is not None else None
+        return cls(proc, m["cpus"], storage, channel, m.get("channels", 1), card,
+                   **{k: m.get(k) for k in cls.KEYS[6:]})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -337,10 +407,16 @@ class Workload:
         Open load: I/O requests per second offered (instead of the closed population) [1/s].
     devices : int or None
         Devices defined to the Linux image (sysfs); default ``4 * disks`` of the storage server [1].
+    footprint : float or None
+        Bytes the workload references (its working set), at most 1e18. Given, the read hit
+        ratio is the storage server's LRU hit ratio for this footprint and the server's
+        cache size (:meth:`zmodel.hardware.storage.StorageServer.hit_ratio`, Che's
+        approximation, uniform references in ``block_size`` units); it then replaces the
+        workload's preset ``hit_ratio`` and cannot be given together with ``hit_ratio`` [B].
 
     Integers are at most :data:`MAX_INTEGER`; the numbers at most :data:`WORKLOAD_MAXIMA`
     (think time 1e9 s, 1e6 I/O and 1e6 CPU seconds per transaction, 1 GiB per I/O,
-    1e9 I/O per second).
+    1e9 I/O per second, a footprint of 1e18 B).
     """
 
     kind: str
@@ -353,9 +429,10 @@ class Workload:
     cpu_per_transaction: float | None = None
     io_rate: float | None = None
     devices: int | None = None
+    footprint: float | None = None
 
     KEYS = ("kind", "clients", "think_time", "io_per_transaction", "block_size", "read_fraction", "hit_ratio",
-            "cpu_per_transaction", "io_rate", "devices")
+            "cpu_per_transaction", "io_rate", "devices", "footprint")
 
     def __post_init__(self):
         # bounded (WORKLOAD_MAXIMA) so that every service demand stays a finite number (1e300 B
@@ -365,6 +442,7 @@ class Workload:
                       read_fraction=as_fraction, hit_ratio=as_fraction,
                       block_size=lambda n, v: as_scalar(n, v, positive=True, maximum=top["block_size"]),
                       io_rate=lambda n, v: as_scalar(n, v, positive=True, maximum=top["io_rate"]),
+                      footprint=lambda n, v: as_scalar(n, v, positive=True, maximum=top["footprint"]),
                       **{k: (lambda n, v, k=k: as_scalar(n, v, maximum=top[k]))
                          for k in ("think_time", "io_per_transaction", "cpu_per_transaction")})
         for f in dataclasses.fields(self):
@@ -372,6 +450,9 @@ class Workload:
             if f.name == "kind" or value is None:
                 continue
             object.__setattr__(self, f.name, checks.get(f.name, as_scalar)(f"workload.{f.name}", value))
+        if self.footprint is not None and self.hit_ratio is not None:
+            raise _path_error("workload.footprint", "must not be given with workload.hit_ratio (the footprint "
+                              "gives the hit ratio through the storage server's cache size)")
 
     @classmethod
     def from_dict(cls, m: Mapping) -> "Workload":
@@ -492,6 +573,16 @@ class Scenario:
                                   f"is required for workload {self.workload.kind!r}, which does I/O")
             if self.hardware.channel is None:
                 raise _path_error("hardware.channel", f"is required for workload {self.workload.kind!r}, which does I/O")
+        if self.workload.footprint is not None and self.hardware.storage_server is None:
+            raise _path_error("workload.footprint", "needs hardware.storage_server (its cache size gives the hit ratio)")
+        if self.hardware.channel is not None:
+            hw = self.hardware
+            try:
+                self.channel_subsystem()
+            except ValueError as exc:
+                key = "pav_aliases" if "aliases" in str(exc) else (
+                    "zhpf" if hw.zhpf else ("channel_card" if hw.channel_card is not None else "channel"))
+                raise _path_error(f"hardware.{key}", str(exc)) from None
         if self.workload.io_rate is not None and profile.io_per_transaction <= 0:
             raise _path_error("workload.io_rate", f"needs I/O per transaction, but workload "
                                                   f"{self.workload.kind!r} has io_per_transaction 0")
@@ -516,6 +607,11 @@ class Scenario:
             v = getattr(w, key)
             if v is not None:
                 preset[field] = v
+        if w.footprint is not None and self.hardware.storage_server is not None:
+            from zmodel.hardware.storage import StorageServer
+
+            server = StorageServer.from_catalog(self.hardware.storage_server)
+            preset["hit_ratio"] = float(server.hit_ratio(w.footprint, preset.get("block_size", 4096.0)))
         return WorkloadProfile(w.kind, **preset)
 
     def processor(self) -> dict:
@@ -525,7 +621,6 @@ class Scenario:
 
     def system(self) -> tuple[SystemConfig, dict]:
         """The :class:`SystemConfig` and a dict of the derived parameters (for the report)."""
-        from zmodel.hardware.channels import ChannelLink
         from zmodel.hardware.storage import StorageServer
         from zmodel.kernel.hypervisor import idle_guest_overhead, lpar_dispatch
 
@@ -533,7 +628,7 @@ class Scenario:
         proc = self.processor()
         speed = proc["clock_frequency"] / REFERENCE_CLOCK
         info = {}
-        disks, disk_time, ctrl, chan = 1, 5e-3, 0.0, (0.0, 0.0, 0.0)
+        disks, disk_time, ctrl, chan, paths = 1, 5e-3, 0.0, (0.0, 0.0, 0.0), hw.channels
         if hw.storage_server is not None:
             server = StorageServer.from_catalog(hw.storage_server)
             op_r = "sequential_read" if prof.sequential else "random_read"
@@ -543,20 +638,9 @@ class Scenario:
             disk_time = prof.read_fraction * d_r + (1 - prof.read_fraction) * d_w
             disks, ctrl = server.disk_count, server.hit_time
         if hw.channel is not None:
-            from zmodel.hardware import catalog
-
-            spec = catalog.component("links", hw.channel)
-            values = self.parameters.values()
-            ct = None if "max_io_rate" in spec else DEFAULT_COMMAND_TIME
-            extra = {}
-            for name in self.channel_parameters():
-                if name in values:
-                    if name.endswith("_command_time"):
-                        ct = values[name]
-                    else:
-                        extra[name.split("_", 1)[1]] = values[name]  # fcp_adapter_rate -> adapter_rate
-            link = ChannelLink.from_catalog(hw.channel, command_time=ct, **extra)
-            chan = tuple(float(v) for v in np.ravel(link.demands(prof.block_size, prof.read_fraction)))
+            css = self.channel_subsystem()
+            chan = tuple(float(v) for v in np.ravel(css.link.demands(prof.block_size, prof.read_fraction)))
+            paths = css.active_paths
         physical = hv.physical_cpus if hv.physical_cpus is not None else float(proc.get("cpus", hw.cpus))
         phi, overcommit = 1.0, 1.0
         if hv.type == "lpar":
@@ -588,11 +672,125 @@ class Scenario:
         devices = self.workload.devices if self.workload.devices is not None else 4 * disks
         sys = SystemConfig(cpus=hw.cpus, cpu_speed=speed, dispatch_fraction=phi, overcommit=overcommit,
                            disks=disks, disk_time=disk_time, controller_time=ctrl, channel_demands=chan,
-                           channel_paths=hw.channels, highmem=False, devices=devices)
+                           channel_paths=paths, highmem=False, devices=devices)
         return sys, info
+
+    def channel_link(self):
+        """The channel of every path: the link catalog's (store channel times), or the card at the link's rate.
+
+        Returns
+        -------
+        zmodel.hardware.channels.ChannelLink
+        """
+        from zmodel.hardware import catalog
+        from zmodel.hardware.channels import ChannelCard, ChannelLink
+
+        hw = self.hardware
+        if hw.channel is None:
+            raise _path_error("hardware.channel", "is required for a channel link")
+        spec = catalog.component("links", hw.channel)
+        values = self.parameters.values()
+        ct = None if "max_io_rate" in spec else DEFAULT_COMMAND_TIME
+        extra = {}
+        for name in self._link_parameters():
+            if name in values:
+                if name.endswith("_command_time"):
+                    ct = values[name]
+                else:
+                    extra[name.split("_", 1)[1]] = values[name]  # fcp_adapter_rate -> adapter_rate
+        link = ChannelLink.from_catalog(hw.channel, command_time=ct, **extra)
+        if hw.channel_card is None:
+            return link
+        if link.protocol != "FICON":
+            raise ValueError(f"a channel card ({hw.channel_card}) is a FICON card; link {hw.channel!r} is "
+                             f"{link.protocol}")
+        card = ChannelCard.from_catalog(hw.channel_card)
+        return card.link(link.link_rate, mode="transport" if hw.zhpf else "command",
+                         command_time=link.command_time if math.isnan(card.command_io_rate) else None)
+
+    def channel_subsystem(self):
+        """The channel paths, multipath mode, volumes and PAV aliases of ``[hardware]``.
+
+        Returns
+        -------
+        zmodel.hardware.channels.ChannelSubsystem
+            ``paths = channels``, ``multipath`` (default multibus), ``aliases =
+            pav_aliases`` (default 0), ``devices = volumes`` (default 1), ``pav`` (default
+            static).
+        """
+        from zmodel.hardware.channels import ChannelSubsystem
+
+        hw = self.hardware
+        return ChannelSubsystem(self.channel_link(), paths=hw.channels,
+                                multipath=hw.multipath or MULTIPATH_CHOICES[0],
+                                aliases=hw.pav_aliases or 0, devices=hw.volumes or 1,
+                                pav=hw.pav or PAV_CHOICES[0])
+
+    @vectorized
+    def iosq_time(self, io_rate, clients=None):
+        r"""I/O supervisor queue time per I/O (waiting for a free subchannel of the volume) [s].
+
+        Parameters
+        ----------
+        io_rate : float
+            I/Os per second the system carries, >= 0 [1/s].
+        clients : int, optional
+            Closed population; at most one I/O each is in flight.
+
+        Returns
+        -------
+        float or ndarray
+            0 without ``hardware.volumes`` (no device queueing); ``inf`` when the
+            subchannels saturate (one ``SaturationWarning``) [s].
+
+        Notes
+        -----
+        :meth:`zmodel.hardware.channels.ChannelSubsystem.response_time`: each volume is an
+        M/M/c station, :math:`c = 1 + 	ext{aliases}` subchannels (HyperPAV: one pool of
+        :math:`	ext{volumes} + 	ext{aliases}`), whose service is the I/O's pending +
+        disconnect + connect time; the disconnect time is the storage server's per-I/O
+        time without the channel, :math:`(1 - h f)\,t_{disk} + t_{ctrl}` (miss fraction
+        times the disk service time of :meth:`system`, plus the controller time; disk
+        queueing not included). A closed population of :math:`N \le c` clients (one I/O in
+        flight each) can never find all subchannels of a volume busy: IOSQ is then 0
+        exactly (static PAV: :math:`c = 1 + 	ext{aliases}`; HyperPAV: the pool).
+        """
+        lam = as_float_array("io_rate", io_rate)
+        if clients is not None:
+            clients = as_count("clients", clients)
+        hw = self.hardware
+        if hw.volumes is None or hw.channel is None:
+            return np.zeros_like(lam)
+        return self._iosq_function(quiet=False)(lam, clients)
+
+    def _iosq_function(self, quiet: bool = True):
+        """``f(io_rate, clients) -> IOSQ time [s]`` with the subsystem and disconnect time built once."""
+        css = self.channel_subsystem()
+        subchannels = css.devices + css.aliases if css.pav == "hyper" else 1 + css.aliases
+        sys, _ = self.system()
+        prof = self.profile()
+        miss = 1.0 - (prof.hit_ratio if prof.read_fraction > 0 else 0.0) * prof.read_fraction
+        disconnect = miss * sys.disk_time + sys.controller_time
+
+        def f(io_rate, clients=None):
+            if clients is not None and int(clients) <= subchannels:
+                return np.zeros_like(np.asarray(io_rate, dtype=float))
+            with quiet_saturation() if quiet else contextlib.nullcontext():
+                r = css.response_time(io_rate, prof.block_size, prof.read_fraction, disconnect)
+            return np.asarray(r.iosq_time, dtype=float)
+        return f
 
     def channel_parameters(self) -> tuple[str, ...]:
         """Store names of the channel parameters this scenario's link uses (empty without a channel)."""
+        card = self.hardware.channel_card
+        if card is not None:
+            from zmodel.hardware.channels import ChannelCard
+
+            if self.hardware.zhpf or not math.isnan(ChannelCard.from_catalog(card).command_io_rate):
+                return ()  # the card's own catalog rates, no store parameter
+        return self._link_parameters()
+
+    def _link_parameters(self) -> tuple[str, ...]:
         if self.hardware.channel is None:
             return ()
         from zmodel.hardware import catalog
@@ -639,14 +837,21 @@ class Scenario:
                            saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
             row["assumed"] = ", ".join(self.assumed())
             return [row]
-        r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler,
-                    clients=np.asarray(clients_list))
+        if self.hardware.volumes is not None and prof.io_per_transaction > 0:
+            per = [self._compose_with_iosq(kv, prof, sys, n) for n in clients_list]
+            picks = [(q, 0) for q in per]
+        else:
+            r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler,
+                        clients=np.asarray(clients_list))
+            picks = [(r, i) for i in range(len(clients_list))]
         rows = []
-        for i in range(len(clients_list)):
-            rows.append(dict(throughput=float(r.throughput[i]), response_time=float(r.response_time[i]),
-                             cpu_utilization=float(r.cpu_utilization[i]),
-                             channel_utilization=float(r.channel_utilization[i]),
-                             disk_utilization=float(r.disk_utilization[i]), steal=float(r.steal[i]),
+        for i, (r, j) in enumerate(picks):
+            def at(name, r=r, j=j):
+                return float(np.ravel(np.asarray(getattr(r, name), dtype=float))[j])
+            rows.append(dict(throughput=at("throughput"), response_time=at("response_time"),
+                             cpu_utilization=at("cpu_utilization"),
+                             channel_utilization=at("channel_utilization"),
+                             disk_utilization=at("disk_utilization"), steal=at("steal"),
                              memory_overhead=float(r.memory_overhead), features=r.features,
                              parameters=f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
                                         f"{r.parameters_text()}, {extra}", saturated=saturated, model=MODEL_CLOSED))
@@ -656,6 +861,45 @@ class Scenario:
         for row in rows:
             row["assumed"] = assumed
         return rows
+
+    def _compose_with_iosq(self, kv: KernelVersion, prof: WorkloadProfile, sys: SystemConfig, clients: int):
+        r""":func:`compose` per population with the IOSQ time of :meth:`iosq_time` as a delay per transaction.
+
+        The IOSQ time depends on the I/O rate the system carries and the throughput on
+        the IOSQ time: the delay :math:`d` per transaction solves
+        :math:`d = n_{io}\,T_{IOSQ}(n_{io} X(d))`, found by bisection (the right side
+        falls as :math:`d` grows, since :math:`X(d)` falls; the root is unique). An
+        approximation: the open M/M/c device queue evaluated at the closed model's
+        throughput (a decomposition, Lazowska et al. 1984, ch. 8, "flow-equivalent"
+        treatment of a subsystem), exact neither for small populations (handled by the
+        :math:`N \le c` bound of :meth:`iosq_time`) nor for non-exponential services.
+        """
+        ios = prof.io_per_transaction
+        n = int(clients)
+        iosq = self._iosq_function()
+
+        def solve(delay):
+            p = dataclasses.replace(prof, external_delay=prof.external_delay + delay)
+            return compose(kv, p, sys, self.costs, io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n]))
+
+        def excess(delay):
+            x = float(np.ravel(solve(delay).throughput)[0])
+            return ios * float(iosq(x * ios, clients=n)) - delay
+
+        lo, hi = 0.0, 0.0
+        if excess(0.0) > 0.0:
+            hi = 1e-6
+            while excess(hi) > 0.0 and hi < 1e9:
+                lo, hi = hi, hi * 2.0
+            for _ in range(200):
+                if hi - lo <= IOSQ_TOLERANCE * hi:
+                    break
+                mid = 0.5 * (lo + hi)
+                if excess(mid) > 0.0:
+                    lo = mid
+                else:
+                    hi = mid
+        return solve(hi)
 
     def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str) -> dict:
         """Open load: demands of the closed model at the file's population, then M/M/c stations."""
@@ -667,6 +911,12 @@ class Scenario:
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
                     (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
         names = ("cpu", "channel processor", "channel link (inbound)", "channel link (outbound)", "disk")
+        if self.hardware.channel is not None and math.isfinite(self.channel_link().channel_rate):
+            # the card's data path (both directions together, ChannelLink.data_path_demand): a station
+            # of its own per path; the closed model (compose) has no such station
+            dp = float(self.channel_link().data_path_demand(prof.block_size)) * prof.io_per_transaction
+            stations.append((dp, sys.channel_paths))
+            names = names + ("channel data path",)
         resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
         cap = min((c / d for d, c in stations if d > 0), default=math.inf)
         carried = min(lam, cap)  # transactions per second the system completes
@@ -680,12 +930,19 @@ class Scenario:
                 st = mmc(lam, float(d), servers=int(c))
             resp += float(st.response_time)
             utils.append(min(1.0, carried * float(d) / c))  # at the carried load
+        iosq = float(self._iosq_function()(lam * prof.io_per_transaction)) if self.hardware.volumes is not None \
+            else 0.0
+        if not math.isfinite(iosq):
+            saturated.append("device subchannels (IOSQ)")
+        else:
+            resp += prof.io_per_transaction * iosq
         if saturated:
             resp = math.inf
         u_cpu = utils[0]
         phi = sys.dispatch_fraction
         return dict(throughput=float(carried * prof.io_per_transaction), response_time=resp,
-                    cpu_utilization=u_cpu * phi, channel_utilization=max(utils[1:4]), disk_utilization=utils[4],
+                    cpu_utilization=u_cpu * phi, channel_utilization=max(utils[1:4] + utils[5:]),
+                    disk_utilization=utils[4],
                     steal=u_cpu * (1 - phi), memory_overhead=float(r.memory_overhead), features=r.features,
                     parameters=f"kernel={kv.name}, workload={prof.name}, open io_rate={self.workload.io_rate:.4g}, "
                                f"tx_rate={lam:.4g}, {r.parameters_text()}, {extra}",
