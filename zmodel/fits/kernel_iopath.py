@@ -36,6 +36,16 @@ Scenarios (assumptions, stated once):
   (:class:`~zmodel.hardware.storage.F20DriveMechanics`), free with their data-sheet priors
   (36LZX: 4.9 ms, 10,000 rpm), so the report says whether the "double" statement pulls
   them off the specification.
+* Single disk (the shape claims ``ibmsj.anticipatory-default-one-head`` — the
+  anticipatory scheduler "works quite well on PCs" — and
+  ``ibmsj.io-scheduler-choice-workload-shape``): a 10k rpm drive with the segmented
+  read-ahead cache of :class:`~zmodel.kernel.iopath.DriveReadAhead` (defaults: 3
+  segments of 128 KB, IBM DDRS OEM specification), 4 KB reads of files of
+  :data:`~zmodel.kernel.iopath.DEFAULT_FILE_SIZE`, exponential think time at the fitted
+  value, ``antic_expire`` of the DSS system. No seed prints a single-disk number, so
+  the file size, read-ahead and think-time distribution are not calibrated here: the
+  single-disk branch is checked against the shape claims only and validated beyond the
+  documents by the validation set (area ``io_schedulers``, never fitted).
 
 Not fitted here: ``wavv08.directio-fcp-gain`` / ``-ficon-gain`` (fitted by
 :mod:`zmodel.fits.channels`, whose channel model tells FICON from FCP; the kernel-side
@@ -63,6 +73,7 @@ from zmodel.kernel.iopath import (
     IOSchedulerCosts,
     anticipation_hold,
     SCHEDULERS,
+    DriveReadAhead,
     IODevice,
     dbench_throughput,
     direct_io,
@@ -220,7 +231,8 @@ class KernelIOPathModel(Model):
 
     @staticmethod
     def single_disk() -> IODevice:
-        return IODevice.single_disk(Disk.from_specs(10000 / 60, 40e6, 15000, 4.7e-3, 10e-3, 0.6e-3), 4 * KB)
+        return IODevice.single_disk(Disk.from_specs(10000 / 60, 40e6, 15000, 4.7e-3, 10e-3, 0.6e-3), 4 * KB,
+                                    DriveReadAhead())
 
     def _rates(self, which: str, p) -> dict:
         """Scheduler results on the DSS or ESS device over the population grid (cached).
