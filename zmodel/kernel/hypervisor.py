@@ -1003,9 +1003,12 @@ def preempted_hold_time(overcommit, hold_time, strategy="spin_retry_diag9c", *, 
       exponential of mean D: :math:`W = D\,(1 - e^{-(S+c)/D})` (the same cut as the
       ``release_time`` of :func:`spinlock_yield`).
 
-    Hence :math:`W_{9C} \le \min(D, S+c) \le W_{44} \le W_\text{spin} = D` whenever
-    :math:`S + c \le T_s`: directed yield is never worse than undirected, which is never
-    worse than spinning. Validity: the directed-yield cut assumes a waiter arrives while
+    Hence, with the same spin phase S and :math:`S + c \le T_s`,
+    :math:`W_{9C} \le \min(D, S+c) \le W_{44} \le W_\text{spin} = D` (since
+    :math:`D \ge T_s`): directed yield is never worse than undirected, which is never
+    worse than spinning. Plain ``diag44`` (no spin phase) can hand the holder its CPU
+    sooner than ``spin_retry_diag9c`` when nearly every queued virtual CPU is a waiter
+    (:math:`q \to 1`), at the price of a diagnose on every failed attempt. Validity: the directed-yield cut assumes a waiter arrives while
     the holder is off its CPU (it is what a waiter sees; an uncontended preempted hold
     delays nobody); a waiter's slice of exactly :math:`y` is the mean of a short phase;
     the waiters' share q of the dispatch queue is an input (:func:`compose` reads it as
