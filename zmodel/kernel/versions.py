@@ -1058,7 +1058,17 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     no locks). Under an overcommitted hypervisor each contended acquisition
     (probability = lock utilization :math:`u_L`) also burns the ``wasted_cpu`` of
     :func:`zmodel.kernel.hypervisor.spinlock_yield` (:math:`w_L`, strategy from
-    :func:`spinlock_strategy`). The disk demand is
+    :func:`spinlock_strategy`), and the lock's queue sees the preempted holder's
+    effective hold :math:`h_\text{eff} = h + m W` of
+    :func:`zmodel.kernel.hypervisor.preempted_hold_time` (spinning: the full off time;
+    DIAG 44: shortened by the waiters queued ahead of the holder, their share read as the
+    last pass's spin fraction; DIAG 9C: about the spin phase plus one diagnose). Under
+    overcommit the 2.6 partitioned locks (one runqueue lock per CPU, one block-layer lock
+    per disk queue, each acquisition on a uniformly chosen instance) are added as queues
+    too, charged only with the spin the preemption adds (:math:`f(h_\text{eff}) - f(h)`).
+    With ``SystemConfig.cp_costs`` (a z/VM guest) the demand also carries
+    :math:`C_\text{CP}/(s\phi)` of :func:`zmodel.kernel.hypervisor.cp_overhead` (I/Os,
+    wakeups = I/Os + network requests, slice-end dispatches of the base CPU time). The disk demand is
     :math:`\iota (1-h) t_\text{disk}`, plus, under the anticipatory scheduler, the
     idle :math:`\iota\,(1-h)\, p_\text{miss}\, E[\min(Z_r, w)]\, U_\text{disk}` --
     anticipation only costs when other requests wait (light load: no loss; heavy
