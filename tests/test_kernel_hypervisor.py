@@ -17,10 +17,13 @@ from hypothesis import strategies as st
 
 from zmodel.kernel.hypervisor import (
     SPINLOCK_STRATEGIES,
+    CpCosts,
+    cp_overhead,
     guest_cpu_accounting,
     holder_preemption,
     idle_guest_overhead,
     lpar_dispatch,
+    preempted_hold_time,
     spinlock_yield,
     vcpu_dispatch_steal,
 )
@@ -390,6 +393,95 @@ def test_spinlock_series_and_errors():
         holder_preemption(2.0, 0.0)
     with pytest.raises(ValueError, match="time_slice must be positive"):
         holder_preemption(2.0, 1e-5, 0.0)
+
+
+# ------------------------------------------------- preempted holder inside a lock's queue
+def test_preempted_hold_time_by_hand():
+    # overcommit 2, h = 10 us, T_s = 5 ms: kappa = 1, D = T_s max(1, rho - 1) = 5 ms, m = kappa h/T_s = 0.002;
+    # DIAG 10 us, spin_retry 1000 x 20 ns = 20 us.
+    h, ts, c, S = 10e-6, 5e-3, 10e-6, 20e-6
+    m, D = h / ts, ts
+    spin = preempted_hold_time(2.0, h, "spin")
+    assert spin.preemptions == pytest.approx(0.002, rel=1e-12)
+    assert spin.holder_delay == pytest.approx(5e-3, rel=1e-12)
+    assert spin.effective_hold_time == pytest.approx(20e-6, rel=1e-12)          # 10 us + 0.002 x 5 ms
+    # plain spinning is holder_preemption's mean wall-clock hold h max(1, rho)
+    assert spin.effective_hold_time == pytest.approx(holder_preemption(2.0, h).effective_hold_time, rel=1e-12)
+    # DIAG 44 with half the queued virtual CPUs waiters: W = D (0.5 + 0.5 c / T_s) = 2.505 ms
+    d44 = preempted_hold_time(2.0, h, "diag44", yielding_fraction=0.5)
+    assert d44.holder_delay == pytest.approx(2.505e-3, rel=1e-12)
+    assert d44.effective_hold_time == pytest.approx(15.01e-6, rel=1e-12)
+    # spin_retry + DIAG 44: the waiter keeps its CPU S + c = 30 us: W = D (0.5 + 0.5 x 0.006) = 2.515 ms
+    r44 = preempted_hold_time(2.0, h, "spin_retry_diag44", yielding_fraction=0.5)
+    assert r44.effective_hold_time == pytest.approx(h + m * 2.515e-3, rel=1e-12)
+    # no waiter queued ahead: DIAG 44 does not help the holder at all
+    assert preempted_hold_time(2.0, h, "diag44").effective_hold_time == pytest.approx(20e-6, rel=1e-12)
+    # DIAG 9C: W = D (1 - exp(-(S + c)/D)) ~ 29.91 us
+    d9c = preempted_hold_time(2.0, h, "spin_retry_diag9c")
+    assert d9c.holder_delay == pytest.approx(-D * math.expm1(-(S + c) / D), rel=1e-12)
+    assert d9c.effective_hold_time == pytest.approx(h + m * -D * math.expm1(-(S + c) / D), rel=1e-12)
+    # overcommit 3: D = 2 T_s = 10 ms; 1.5: kappa = 1/2, D = T_s
+    assert preempted_hold_time(3.0, h, "spin").effective_hold_time == pytest.approx(h + (h / ts) * 10e-3)
+    assert preempted_hold_time(1.5, h, "spin").effective_hold_time == pytest.approx(h + 0.5 * (h / ts) * ts)
+
+
+def test_preempted_hold_time_limits():
+    # no overcommit: the holder is never preempted, the hold is h exactly (every strategy)
+    for strategy in SPINLOCK_STRATEGIES:
+        for rho in (0.5, 1.0):
+            r = preempted_hold_time(rho, 7e-6, strategy, yielding_fraction=0.3)
+            assert r.effective_hold_time == 7e-6 and r.preemptions == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1.0, 8.0), st.floats(1e-7, 1e-3), st.floats(0.0, 1.0))
+def test_directed_yield_never_lengthens_the_hold(rho, h, q):
+    # same spin phase: W_9C <= min(D, S + c) <= W_44 <= W_spin = D (S + c = 30 us < T_s, D >= T_s)
+    hold = {s: preempted_hold_time(rho, h, s, yielding_fraction=q).effective_hold_time for s in SPINLOCK_STRATEGIES}
+    assert hold["spin_retry_diag9c"] <= hold["spin_retry_diag44"] * (1 + 1e-12)
+    # plain DIAG 44 (no spin phase) is beaten by DIAG 9C unless nearly all queued VCPUs are waiters:
+    # W_44 = D (1 - q) + q c D/T_s >= S + c >= W_9C when (1 - q) T_s >= S + c (D >= T_s)
+    if (1 - q) * 5e-3 >= 30e-6:
+        assert hold["spin_retry_diag9c"] <= hold["diag44"] * (1 + 1e-12)
+    assert hold["diag44"] <= hold["spin"] * (1 + 1e-12) and hold["spin_retry_diag44"] <= hold["spin"] * (1 + 1e-12)
+    assert hold["spin_retry_diag9c"] >= h
+
+
+def test_preempted_hold_time_errors():
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        preempted_hold_time(2.0, 1e-5, "diag9c")
+    with pytest.raises(ValueError, match="yielding_fraction"):
+        preempted_hold_time(2.0, 1e-5, "diag44", yielding_fraction=1.5)
+    with pytest.raises(ValueError, match="hold_time must be positive"):
+        preempted_hold_time(2.0, 0.0)
+
+
+def test_cp_overhead_by_hand():
+    cp = CpCosts(time_per_io=25e-6, time_per_dispatch=10e-6)
+    # 4 I/Os, 6 wakeups, 12 ms of guest CPU, overcommit 1.5 (kappa = 0.5), T_s = 4 ms:
+    # dispatches = 6 + 0.5 x 12/4 = 7.5; CP = 4 x 25 us + 7.5 x 10 us = 175 us
+    r = cp_overhead(4, 6, 12e-3, 1.5, cp, time_slice=4e-3)
+    assert r.dispatches == pytest.approx(7.5, rel=1e-12)
+    assert r.io_time == pytest.approx(100e-6, rel=1e-12) and r.dispatch_time == pytest.approx(75e-6, rel=1e-12)
+    assert r.total_time == pytest.approx(175e-6, rel=1e-12)
+    # no overcommit: no slice-end dispatches, only the wakeups
+    assert cp_overhead(4, 6, 12e-3, 1.0, cp).dispatches == 6.0
+    with pytest.raises(ValueError, match="costs must be a CpCosts, got dict"):
+        cp_overhead(1, 1, 1e-3, costs={})
+    with pytest.raises(ValueError, match="time_per_io must be non-negative"):
+        CpCosts(time_per_io=-1.0)
+    with pytest.raises(ValueError, match="ios must be"):
+        cp_overhead(-1, 1, 1e-3)
+
+
+def test_cp_costs_declare_their_provenance():
+    from zmodel.queueing._params import parameter_info
+
+    info = parameter_info(CpCosts)
+    assert set(info) == {"time_per_io", "time_per_dispatch"}
+    for name, i in info.items():
+        assert i.unit == "s" and i.range[0] <= i.default <= i.range[1], name
+        assert i.source.startswith("assumed: "), name     # no public per-event figure was read
 
 
 # ------------------------------------------------------------- top / steal accounting

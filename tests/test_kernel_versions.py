@@ -371,28 +371,62 @@ def test_io_lock_hold_enters_the_cpu_demand_mva_by_hand():
     assert r24.spin_fraction == 0.0           # one CPU never spins on the global lock
 
 
+def _mm1_2(z, hold):
+    """Spin fraction and utilization of M/M/1//2 (Kleinrock 1975, sec. 3.9), by hand in rationals."""
+    rho = hold / z
+    p = [Fraction(1), 2 * rho, 2 * rho ** 2]
+    p = [x / sum(p) for x in p]
+    x_lock = (1 - p[0]) / hold
+    return x_lock * (2 / x_lock - z - hold) / 2, 1 - p[0]
+
+
+def _h_eff(h, q, strategy):
+    """Hold seen by the lock's queue at overcommit 2, T_s = 5 ms, DIAG 10 us, S = 1000 x 20 ns (by hand).
+
+    kappa = 1, D = T_s, m = h / T_s; spin: W = D; DIAG 44 family: W = D((1 - q) + q y / T_s) with
+    y = c (diag44) or S + c; DIAG 9C: W = D (1 - exp(-(S + c)/D)) (not rational: a float).
+    """
+    ts, c, S = Fraction(5, 1000), Fraction(10, 10 ** 6), 1000 * Fraction(20, 10 ** 9)
+    m, D = h / ts, ts
+    if strategy == "diag44":
+        return h + m * D * ((1 - q) + q * c / ts)
+    if strategy == "spin_retry_diag44":
+        return h + m * D * ((1 - q) + q * (S + c) / ts)
+    assert strategy == "spin_retry_diag9c"
+    return Fraction(float(h) + float(m) * float(D) * -math.expm1(-float(S + c) / float(D)))
+
+
+def _passes(z, h, strategy, increment=False, passes=6):
+    """compose's fixed point for one lock on 2 saturated CPUs: pass k uses q = the spin charged in
+    pass k - 1 (q = 0 in the first; for a partitioned lock only the increment f(h_eff) - f(h) is
+    charged); DIAG 9C does not depend on q, so its first pass is final."""
+    q = Fraction(0)
+    f0 = _mm1_2(z, h)[0] if increment else 0
+    for _ in range(passes if strategy != "spin_retry_diag9c" else 1):
+        f, u = _mm1_2(z, _h_eff(h, q, strategy))
+        q = f - f0
+    return f, u
+
+
 def test_overcommitted_hypervisor_global_io_lock_by_hand():
     # 2.4.21 on 2 logical CPUs dispatched half the time (phi = 0.5) under 2:1 overcommit,
     # 40 clients, Z = 0, disk_time = 0: the CPU station is saturated (U = 1), X = 2 / D_cpu.
     # Per transaction: user 100 us, one I/O of 10 us block-layer CPU holding the global
     # io_request_lock h = 20 us (no buffer-head or unplug cost): base T = 130 us.
-    # Lock: each CPU takes it every Z_L = T/a - h = 110 us; M/M/1//2 with rho = h/Z_L = 2/11:
-    #   p ~ (1, 2 rho, 2 rho^2); X_L = (1 - p0)/h; W = 2/X_L - Z_L - h; spin f = X_L W / 2;
-    #   lock utilization u = 1 - p0.
+    # Lock: each CPU takes it every Z_L = T/a - h = 110 us; M/M/1//2 whose hold is the
+    # preempted holder's h_eff (2.4.21 waits with DIAG 44): h + (h/T_s) D ((1-q) + q c/T_s)
+    # with q the previous pass's spin fraction, six passes from q = 0 (FIXED_POINT_ITERATIONS).
     # Each contended acquisition (probability u) also wastes w = spinlock_yield(2, h, "diag44")
     # .wasted_cpu (tested where it is computed, tests/test_kernel_hypervisor.py):
     #   D_cpu = (T + a u w) / (s phi (1 - f)), steal = U (1 - phi).
     from zmodel.kernel.hypervisor import spinlock_yield
+    from zmodel.kernel.versions import FIXED_POINT_ITERATIONS
 
+    assert FIXED_POINT_ITERATIONS == 6
     us = Fraction(1, 10 ** 6)
     h, T, a = 20 * us, 130 * us, 1
     z = T / a - h
-    rho = h / z
-    p = [Fraction(1), 2 * rho, 2 * rho ** 2]
-    p = [x / sum(p) for x in p]
-    x_lock = (1 - p[0]) / h
-    spin = x_lock * (2 / x_lock - z - h) / 2
-    u = 1 - p[0]
+    spin, u = _passes(z, h, "diag44")
     waste = float(spinlock_yield(2.0, float(h), "diag44").wasted_cpu)
     assert waste > 0
     d_cpu = (float(T) + a * float(u) * waste) / (1.0 * 0.5 * (1 - float(spin)))
@@ -404,9 +438,86 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
     assert r.throughput == pytest.approx(2 / d_cpu, rel=1e-9)
     assert r.steal == pytest.approx(0.5, rel=1e-9) and r.cpu_utilization == pytest.approx(0.5, rel=1e-9)
-    # without overcommit the yield waste disappears and only the spin remains
+    # without overcommit the yield waste and the preemption disappear and only the spin remains
+    spin1, _ = _mm1_2(z, h)
     r1 = compose("2.4.21", w, SystemConfig(cpus=2, disk_time=0.0, devices=0), c)
-    assert r1.throughput == pytest.approx(2 * (1 - float(spin)) / float(T), rel=1e-9)
+    assert r1.throughput == pytest.approx(2 * (1 - float(spin1)) / float(T), rel=1e-9)
+
+
+def test_directed_yield_helps_a_26_kernel_under_overcommit_by_hand():
+    # 2.6.16 (spin_retry + DIAG 9C) against the same kernel without DIAG 9C (spin_retry + DIAG 44),
+    # 2 logical CPUs, phi = 0.5, overcommit 2, one disk (one request queue: one per-queue lock
+    # shared by both CPUs), saturated as above: T = 100 us user + 10 us block layer + 20 us queue-lock
+    # hold. Only what the holder's preemption adds to the queue lock's spin is charged:
+    # df = f(h_eff) - f(h); D_cpu = (T + a u(h_eff) w) / (phi (1 - df)).
+    from zmodel.kernel.hypervisor import spinlock_yield
+
+    us = Fraction(1, 10 ** 6)
+    h, T, a = 20 * us, 130 * us, 1
+    z = T / a - h
+    f0, _ = _mm1_2(z, h)
+    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0)
+    w = WorkloadProfile("oltp", clients=40, user_time=100e-6, io_per_transaction=1, block_size=4096)
+    s = SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, disk_time=0.0, devices=0)
+    no9c = kernel_version("2.6.16").features - {"diag9c_directed_yield"}
+    x = {}
+    for strategy, kernel in (("spin_retry_diag9c", "2.6.16"), ("spin_retry_diag44", no9c)):
+        f, u = _passes(z, h, strategy, increment=True)
+        df = float(f) - float(f0)
+        waste = float(spinlock_yield(2.0, float(h), strategy).wasted_cpu)
+        d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - df))
+        r = compose(kernel, w, s, c)
+        assert r.parameters["spin_strategy"] == strategy
+        assert r.spin_fraction == pytest.approx(df, rel=1e-9)
+        assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
+        x[strategy] = r.throughput
+    # directed yield: more throughput (it was exactly zero effect before the holder's delay counted)
+    assert x["spin_retry_diag9c"] > x["spin_retry_diag44"] * 1.01
+    # overcommit 1: the 2.6 queue lock adds nothing and both kernels agree to the last bit
+    s1 = SystemConfig(cpus=2, dispatch_fraction=0.5, disk_time=0.0, devices=0)
+    r9, r44 = compose("2.6.16", w, s1, c), compose(no9c, w, s1, c)
+    assert r9.throughput == r44.throughput and r9.spin_fraction == 0.0
+    assert r9.throughput == pytest.approx(2 * 0.5 / float(T), rel=1e-12)
+
+
+def test_directed_yield_never_worse_than_undirected_in_compose():
+    # sign check over loads and overcommits: DIAG 9C >= DIAG 44 >= plain spinning (throughput)
+    c = KernelCosts(runqueue_hold=5e-6, io_lock_hold=20e-6)
+    w = WorkloadProfile("mix", clients=16, user_time=200e-6, switches=2, io_per_transaction=1, block_size=4096)
+    f16 = kernel_version("2.6.16").features
+    kernels = {"spin_retry_diag9c": "2.6.16", "spin_retry_diag44": f16 - {"diag9c_directed_yield"},
+               "spin": f16 - {"diag9c_directed_yield", "spin_retry", "diag44_yield"}}
+    for rho in (1.5, 2.0, 4.0):
+        s = SystemConfig(cpus=4, dispatch_fraction=1 / rho, overcommit=rho, disks=2, disk_time=1e-3)
+        x = {k: compose(v, w, s, c).throughput for k, v in kernels.items()}
+        assert x["spin_retry_diag9c"] >= x["spin_retry_diag44"] >= x["spin"], (rho, x)
+
+
+def test_zvm_cp_overhead_added_to_the_cpu_demand_by_hand():
+    from zmodel.kernel.hypervisor import CpCosts
+
+    cp = CpCosts(time_per_io=30e-6, time_per_dispatch=8e-6)
+    # one CPU, one client, no overcommit, 2 I/Os and one network request per transaction, no disk
+    # time: per transaction CP spends 2 x 30 us (I/O) + (2 + 1) x 8 us (wakeups) = 84 us; the
+    # guest T = 100 us user + 2 x 20 us block layer + 2 x 3 us queue-lock hold + 30 us network
+    c = KernelCosts(io_request_time=20e-6, io_lock_hold=3e-6, net_request_time=30e-6, net_extra_time=0.0)
+    w = WorkloadProfile("io", clients=1, user_time=100e-6, io_per_transaction=2, network_requests=1,
+                        block_size=4096)
+    base = dict(cpus=1, disk_time=0.0, devices=0)
+    r0 = compose("2.6.6", w, SystemConfig(**base), c)
+    r = compose("2.6.6", w, SystemConfig(**base, cp_costs=cp), c)
+    T = 100e-6 + 2 * 20e-6 + 2 * 3e-6 + 30e-6
+    assert r0.cpu_demand == pytest.approx(T, rel=1e-12)
+    assert r.cpu_demand == pytest.approx(T + 84e-6, rel=1e-12)
+    assert r.throughput == pytest.approx(1 / (T + 84e-6), rel=1e-12)
+    # overcommit 2, phi = 1/2, CPU-only work of 10 ms (two 5 ms slices: kappa = 1 -> 2 slice-end
+    # dispatches) and 1 wakeup: CP = 3 x 8 us; D_cpu = (10 ms + 24 us) / phi
+    w2 = WorkloadProfile("cpu", clients=1, user_time=10e-3, network_requests=1)
+    c2 = KernelCosts(net_request_time=0.0, net_extra_time=0.0)
+    r2 = compose("2.6.6", w2, SystemConfig(cpus=1, dispatch_fraction=0.5, overcommit=2.0, cp_costs=cp), c2)
+    assert r2.cpu_demand == pytest.approx((10e-3 + 24e-6) / 0.5, rel=1e-12)
+    with pytest.raises(ValueError, match=r"cp_costs must be a CpCosts or None, got float"):
+        SystemConfig(cpus=1, cp_costs=1.0)
 
 
 def test_release_dates_not_in_the_seeds_say_so():

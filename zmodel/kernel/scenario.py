@@ -670,9 +670,14 @@ class Scenario:
             overcommit = 1.0 / phi
         info.update(dispatch=phi)
         devices = self.workload.devices if self.workload.devices is not None else 4 * disks
+        cp = None
+        if hv.type == "zvm":   # z/VM's control program handles the guest's I/O and dispatches
+            from zmodel.kernel.hypervisor import CpCosts
+
+            cp = CpCosts()
         sys = SystemConfig(cpus=hw.cpus, cpu_speed=speed, dispatch_fraction=phi, overcommit=overcommit,
                            disks=disks, disk_time=disk_time, controller_time=ctrl, channel_demands=chan,
-                           channel_paths=paths, highmem=False, devices=devices)
+                           channel_paths=paths, highmem=False, devices=devices, cp_costs=cp)
         return sys, info
 
     def channel_link(self):

@@ -699,6 +699,10 @@ class SystemConfig:
         bounce buffers.
     devices : int
         Devices known to the device model (sysfs) [1].
+    cp_costs : zmodel.kernel.hypervisor.CpCosts or None
+        The z/VM control program's CPU per guest I/O and per virtual-CPU dispatch when the
+        system is a z/VM guest (:func:`zmodel.kernel.hypervisor.cp_overhead`); ``None``
+        (default): no z/VM, bare metal or an LPAR.
 
     Examples
     --------
@@ -717,10 +721,16 @@ class SystemConfig:
     channel_paths: int = 1
     highmem: bool = False
     devices: int = 1
+    cp_costs: Any = None
 
     def __post_init__(self):
         check_fields(self, counts={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
-                     flags=("highmem",), skip=("channel_demands", "dispatch_fraction"))
+                     flags=("highmem",), skip=("channel_demands", "dispatch_fraction", "cp_costs"))
+        if self.cp_costs is not None:
+            from zmodel.kernel.hypervisor import CpCosts
+
+            if not isinstance(self.cp_costs, CpCosts):
+                raise ValueError(f"cp_costs must be a CpCosts or None, got {type(self.cp_costs).__name__}")
         object.__setattr__(self, "dispatch_fraction",
                            as_fraction("dispatch_fraction", self.dispatch_fraction, positive=True))
         if self.dispatch_fraction == 0:
@@ -1048,7 +1058,17 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     no locks). Under an overcommitted hypervisor each contended acquisition
     (probability = lock utilization :math:`u_L`) also burns the ``wasted_cpu`` of
     :func:`zmodel.kernel.hypervisor.spinlock_yield` (:math:`w_L`, strategy from
-    :func:`spinlock_strategy`). The disk demand is
+    :func:`spinlock_strategy`), and the lock's queue sees the preempted holder's
+    effective hold :math:`h_\text{eff} = h + m W` of
+    :func:`zmodel.kernel.hypervisor.preempted_hold_time` (spinning: the full off time;
+    DIAG 44: shortened by the waiters queued ahead of the holder, their share read as the
+    last pass's spin fraction; DIAG 9C: about the spin phase plus one diagnose). Under
+    overcommit the 2.6 partitioned locks (one runqueue lock per CPU, one block-layer lock
+    per disk queue, each acquisition on a uniformly chosen instance) are added as queues
+    too, charged only with the spin the preemption adds (:math:`f(h_\text{eff}) - f(h)`).
+    With ``SystemConfig.cp_costs`` (a z/VM guest) the demand also carries
+    :math:`C_\text{CP}/(s\phi)` of :func:`zmodel.kernel.hypervisor.cp_overhead` (I/Os,
+    wakeups = I/Os + network requests, slice-end dispatches of the base CPU time). The disk demand is
     :math:`\iota (1-h) t_\text{disk}`, plus, under the anticipatory scheduler, the
     idle :math:`\iota\,(1-h)\, p_\text{miss}\, E[\min(Z_r, w)]\, U_\text{disk}` --
     anticipation only costs when other requests wait (light load: no loss; heavy
@@ -1170,7 +1190,7 @@ class _Prepared:
     """One composition laid out for the batched fixed point (iteration-independent terms)."""
 
     __slots__ = ("f", "w", "s", "c", "sched", "pop", "ncpu", "scalar", "strategy", "terms", "locks", "scan",
-                 "disk_base", "antic", "chan", "ctrl", "B", "cpus_param")
+                 "disk_base", "antic", "chan", "ctrl", "B", "cpus_param", "cp")
 
 
 def _kernel_info(kernel, io_scheduler) -> tuple[frozenset, str, str]:
@@ -1229,16 +1249,55 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
     p.antic = antic
     p.chan = np.asarray(s.channel_demands) * ios
     p.ctrl = ios * s.controller_time
-    locks = []
-    for name, acq, hold in t["global_locks"]:
-        wasted = None
-        if s.overcommit > 1:
-            from zmodel.kernel.hypervisor import spinlock_yield
+    p.locks = _locks(f, w, s, c, t["global_locks"], strategy)
+    p.cp = None
+    if s.cp_costs is not None:
+        from zmodel.kernel.hypervisor import cp_overhead
 
-            wasted = float(spinlock_yield(s.overcommit, hold, p.strategy).wasted_cpu)
-        locks.append((name, acq, hold, wasted))
-    p.locks = locks
+        wake = ios + w.network_requests
+        # CP CPU per transaction = fixed (I/Os, wakeups) + per second of guest CPU (slice ends)
+        p.cp = (float(cp_overhead(ios, wake, 0.0, s.overcommit, s.cp_costs).total_time),
+                float(cp_overhead(0.0, 0.0, 1.0, s.overcommit, s.cp_costs).total_time))
     return p
+
+
+def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, global_locks, strategy) -> list:
+    """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b)``.
+
+    Every global lock of the version, and, under overcommit, the partitioned locks whose
+    hold time :func:`kernel_cpu_time` charges as ``lock_hold`` (the 2.6 per-CPU runqueue
+    locks, ``instances = 0`` meaning one per CPU, and the per-queue block-layer locks, one
+    per disk). ``wasted`` is the CPU a contended acquisition burns under overcommit
+    (:func:`zmodel.kernel.hypervisor.spinlock_yield`, ``None`` without), ``a + b q`` the
+    hold time the lock's queue sees when a fraction q of the virtual CPUs queued for a
+    physical CPU are lock waiters (:func:`zmodel.kernel.hypervisor.preempted_hold_time`,
+    linear in q; ``a = hold, b = 0`` without overcommit). ``increment``: only what the
+    preemption adds to the lock's spinning is charged (the composition treats a
+    partitioned lock as uncontended on dedicated CPUs).
+    """
+    over = s.overcommit > 1
+
+    def hyper(hold):
+        if not over:
+            return None, hold, 0.0
+        from zmodel.kernel.hypervisor import preempted_hold_time, spinlock_yield
+
+        wasted = float(spinlock_yield(s.overcommit, hold, strategy).wasted_cpu)
+        a = float(preempted_hold_time(s.overcommit, hold, strategy).effective_hold_time)
+        b = float(preempted_hold_time(s.overcommit, hold, strategy, yielding_fraction=1.0).effective_hold_time) - a
+        return wasted, a, b
+
+    def entry(name, acq, hold, instances, increment):
+        wasted, a, b = hyper(hold)
+        return name, acq, hold, wasted, instances, increment, a, b
+
+    out = [entry(name, acq, hold, 1, False) for name, acq, hold in global_locks]
+    if over:
+        if "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
+            out.append(entry("runqueue_lock_per_cpu", w.switches, c.runqueue_hold, 0, True))
+        if "global_io_request_lock" not in f and w.io_per_transaction > 0 and c.io_lock_hold > 0:
+            out.append(entry("queue_lock", w.io_per_transaction, c.io_lock_hold, s.disks, True))
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1288,11 +1347,23 @@ def _compose_all(calls) -> list[SystemResult]:
     lock_acq = np.full((slots, B), np.nan)
     lock_hold = np.full((slots, B), np.nan)
     lock_waste = np.full((slots, B), np.nan)
+    lock_inst = np.ones((slots, B))
+    lock_incr = np.zeros((slots, B), dtype=bool)
+    lock_a = np.full((slots, B), np.nan)
+    lock_b = np.zeros((slots, B))
     for i, p in enumerate(preps):
         sl = slice(starts[i], starts[i] + sizes[i])
-        for j, (_name, acq, hold, wasted) in enumerate(p.locks):
+        for j, (_name, acq, hold, wasted, inst, incr, a, b) in enumerate(p.locks):
             lock_acq[j, sl], lock_hold[j, sl] = acq, hold
             lock_waste[j, sl] = math.nan if wasted is None else wasted
+            lock_inst[j, sl] = ncpu[sl] if inst == 0 else inst
+            lock_incr[j, sl], lock_a[j, sl], lock_b[j, sl] = incr, a, b
+    # networks whose lock holds follow the previous pass's spin (DIAG 44 under overcommit)
+    q_dep = (lock_b != 0.0).any(axis=0) if slots else np.zeros(B, dtype=bool)
+    # z/VM CP CPU per transaction: fixed part and part per second of guest CPU
+    cp_on = np.repeat(np.array([p.cp is not None for p in preps]), sizes)
+    cp_fixed = col([0.0 if p.cp is None else p.cp[0] for p in preps])
+    cp_per_cpu = col([0.0 if p.cp is None else p.cp[1] for p in preps])
 
     # fixed point: per-CPU busy fraction (starts busy), disk utilization (starts idle)
     u_cpu = np.ones(B)
@@ -1317,10 +1388,15 @@ def _compose_all(calls) -> list[SystemResult]:
             # every global lock of every network: its queue of CPUs (the think times follow
             # this pass's base demand and busy fraction), solved per CPU count in one call
             acq_a, hold_a, waste_a, ncpu_a = lock_acq[:, ix], lock_hold[:, ix], lock_waste[:, ix], ncpu[ix]
+            inst_a, incr_a = lock_inst[:, ix], lock_incr[:, ix]
+            # the hold the queue sees: h, or under overcommit h + preemptions x holder delay,
+            # the delay shortened by the waiters queued ahead of the holder (q = last pass's spin)
+            eff_a = lock_a[:, ix] + lock_b[:, ix] * spin_total[ix]
             has = ~np.isnan(acq_a)
             busy = np.clip(u_cpu[ix], 1e-6, 1.0)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                think = np.maximum(base / acq_a - hold_a, 0.0) / busy
+                # a lock with k instances: each CPU takes one instance a/k times per transaction
+                think = np.maximum(base * inst_a / acq_a - hold_a, 0.0) / busy
             for j in range(slots):
                 # a composition whose lock is acquired so rarely that it is never contended skips it
                 bad = np.zeros(len(preps), dtype=bool)
@@ -1330,9 +1406,13 @@ def _compose_all(calls) -> list[SystemResult]:
             util_lock = np.zeros((slots, nb))
             for n_cpu in np.unique(ncpu_a[has.any(axis=0)]):
                 sel = has & (ncpu_a == n_cpu)
-                lk = spinlock(int(n_cpu), think[sel], hold_a[sel])
-                spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
+                lk = spinlock(int(n_cpu), think[sel], eff_a[sel])
+                spin[sel] = inst_a[sel] * np.asarray(lk.spin_fraction, dtype=float)
                 util_lock[sel] = np.asarray(lk.utilization, dtype=float)
+                inc = sel & incr_a
+                if inc.any():   # a partitioned lock: only what the preemption adds
+                    lk0 = spinlock(int(n_cpu), think[inc], hold_a[inc])
+                    spin[inc] = spin[inc] - inst_a[inc] * np.asarray(lk0.spin_fraction, dtype=float)
             for j in range(slots):   # in the order of the locks, as compose adds them
                 idx = np.flatnonzero(has[j])
                 spin_a[idx] = spin_a[idx] + spin[j, idx]
@@ -1341,6 +1421,10 @@ def _compose_all(calls) -> list[SystemResult]:
                     waste[over] = waste[over] + acq_a[j, over] * util_lock[j, over] * waste_a[j, over]
         spin_a = np.minimum(spin_a, 0.95)
         dc = (base + waste) / (speed_phi[ix] * (1.0 - spin_a))
+        cp_ix = cp_on[ix]
+        if cp_ix.any():   # z/VM: CP's CPU for the I/Os and dispatches, on the guest's share
+            dc = np.where(cp_ix, dc + (cp_fixed[ix] + cp_per_cpu[ix] * base) / speed_phi[ix], dc)
+        q_used = spin_total[ix]
         dd = disk_base[ix] + antic[ix] * u_disk[ix]
         demands = np.stack([dc, other[ix, 0], other[ix, 1], other[ix, 2], dd, ctrl[ix], ext[ix]], axis=-1)
         r = mva(demands, pop[ix], think_time[ix], servers=servers[ix])
@@ -1358,7 +1442,7 @@ def _compose_all(calls) -> list[SystemResult]:
         u_cpu[ix], u_disk[ix] = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
         runnable_next = np.maximum(1.0, np.minimum(rfrac[ix] * pop[ix], q_cpu))
-        same = np.logical_and.reduceat(runnable_next == runnable[ix], first)
+        same = np.logical_and.reduceat((runnable_next == runnable[ix]) & (~q_dep[ix] | (spin_a == q_used)), first)
         runnable[ix] = runnable_next
         active[req[(residual[req] == 0.0) & same]] = False
         if not active.any():
