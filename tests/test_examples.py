@@ -129,13 +129,16 @@ def test_the_cpu_station_by_the_closed_form(plan):
         inputs["d_cpu"] / (1 - rho ** 2), rel=1e-12)
 
 
-def test_one_path_carries_the_target_by_the_command_time_bound(plan):
+def test_paths_needed_by_the_command_time_bound(plan):
     mod, table, result = plan
     # exact: paths needed by the command-time bound, ceil(15000 * t_cmd) (Fraction, no float rounding)
     needed = math.ceil(Fraction(int(mod.TARGET_IO_RATE)) * Fraction(_command_time()))
-    assert needed == 1      # the calibrated 34 us: one path has room for about 29,000 I/O/s
+    # the calibrated ~111 us (its prior: IBM's published FICON Express2 rate, about 9,000 I/O/s):
+    # one path has room for about 9,000 I/O/s, so the 15,000 I/O/s need two
+    assert needed == 2
     for _, row in table.iterrows():
-        assert "channel" not in row["saturated"]
+        # fewer paths than the bound asks saturate the channel processors; enough paths never do
+        assert ("channel" in row["saturated"]) == (int(row["channels"]) < needed), (row["kernel"], row["channels"])
     if result["feasible"]:
         assert result["channels"] >= needed
 
