@@ -96,6 +96,10 @@ __all__ = [
     "CalibrationResult",
     "calibrate",
     "cross_validate",
+    "MultiStart",
+    "solve_multistart",
+    "starting_points",
+    "distinct_minima",
     "fit_report",
     "prepare",
     "solve",
@@ -746,6 +750,9 @@ class CalibrationResult(Result):
         prior_value, prior_low, prior_high (95 %), sigma_log, fitted, residual
         (``(log fitted - log prior)/sigma``), conflict (fitted outside the 95 % interval:
         the documents and the specification disagree), source.
+    multistart : MultiStart or None
+        With ``starts > 1``: the starting points, each start's optimum, cost and convergence,
+        and the number of distinct minima (:class:`MultiStart`); None for a single start.
     """
 
     params: Parameters
@@ -768,6 +775,7 @@ class CalibrationResult(Result):
     n_priors: int = 0
     prior_chisqr: float = 0.0
     priors: Any = None
+    multistart: Any = None
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -825,6 +833,7 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
              "    method             = least_squares (trf, bounded)",
              f"    success            = {result.success} ({result.message})",
              f"    function evals     = {result.nfev}",
+             *([_multistart_line(result.multistart)] if result.multistart is not None else []),
              f"    data points        = {result.n_data} used ({result.n_active} active), {n_excl} excluded, "
              f"{len(result.shape_checks)} shape",
              f"    free parameters    = {result.n_free}",
@@ -1034,7 +1043,8 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
               params=None, scale="relative", scale_covar: bool = True,
               max_relative_stderr: float = 1.0, max_correlation: float = 0.999,
               rcond: float = 1e-7, tol: float = 1e-12, max_nfev: int | None = None,
-              readings_range: bool = True, **least_squares_kwargs) -> CalibrationResult:
+              readings_range: bool = True, starts: int = 1, seed: int = 0,
+              **least_squares_kwargs) -> CalibrationResult:
     """Fit a model's free parameters to measurements by weighted, bounded least squares.
 
     Parameters
@@ -1073,6 +1083,13 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         When the fit is exactly or under-determined (``dof <= 0``), refit at the ends of
         the interval readings and report each parameter's spread (:func:`readings_ranges`);
         leave-one-out refits skip it (they keep only the left-out prediction).
+    starts : int
+        Number of starting points (multi-start, :func:`solve_multistart`): the declared
+        starting values, then ``starts - 1`` points drawn inside the free parameters' bounds
+        with ``numpy.random.default_rng(seed)``. Each is solved to convergence and the lowest
+        converged cost wins. Default 1: the declared starting values only.
+    seed : int
+        Seed of the drawn starting points (``>= 0``); the same seed gives the same fit.
     **least_squares_kwargs
         Passed on to :func:`scipy.optimize.least_squares` (e.g. ``method="dogbox"``).
 
@@ -1123,8 +1140,13 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     >>> round(fit.params["rate"].value, 9)
     2.0
     """
+    check_starts(starts, seed)
     problem = prepare(model, measurements, exclude, weights, params=params, scale=scale)
-    sol = solve(model, problem, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
+    if starts == 1:
+        sol, multistart = solve(model, problem, tol=tol, max_nfev=max_nfev, **least_squares_kwargs), None
+    else:
+        sol, multistart = solve_multistart(model, problem, starts, seed, tol=tol, max_nfev=max_nfev,
+                                           **least_squares_kwargs)
     best_vals = problem.values_of(sol.x / problem.scale if problem.free else problem.x0)
     pred, pa, pb, res = _evaluate(model, problem.fit_table, best_vals, problem.relative)
     wres = problem.weight * res
@@ -1162,7 +1184,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
                  informative=informative, ranges=ranges)
     return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
-                               priors=prior_table(problem.init, problem.priors, sol.x))
+                               priors=prior_table(problem.init, problem.priors, sol.x), multistart=multistart)
 
 
 def _active(model, problem: "Problem", sol: "Solution"):
@@ -1440,6 +1462,7 @@ class Solution:
     success: bool
     message: str
     prior_jacobian: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
+    cost: float = math.nan   # 0.5 * sum of squared weighted residuals (priors included) at x; NaN: not optimised
 
 
 def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None = None,
@@ -1459,7 +1482,7 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
         r = w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
         return np.r_[r, prior_residuals(problem.priors, np.asarray(z, dtype=float) * s)] if problem.priors else r
 
-    nfev, success, message = 1, True, "no free parameters"
+    nfev, success, message, cost = 1, True, "no free parameters", math.nan
     xbest = problem.x0.copy()
     jac = np.zeros((len(used_tab), len(free)))
     active_mask = np.zeros(len(free), dtype=int)
@@ -1482,19 +1505,182 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
             jac = jac.toarray()
         active_mask = sol.active_mask
         nfev, success, message = int(sol.nfev), bool(sol.success), str(sol.message)
+        cost = float(sol.cost)
     elif free and problem.priors:
         message = "no measurements used: parameters set by their priors alone"
         sol = optimize.least_squares(fun, problem.x0 / s, bounds=(problem.lower / s, problem.upper / s),
                                      method="trf", ftol=tol, xtol=tol, gtol=tol, jac="3-point", max_nfev=max_nfev)
         xbest = np.clip(sol.x * s, problem.lower, problem.upper)
         jac, active_mask, nfev, success = np.atleast_2d(sol.jac) / s, sol.active_mask, int(sol.nfev), sol.success
+        cost = float(sol.cost)
     elif free:
         message = "no measurements used: parameters left at their initial values"
     n_used = len(used_tab)
     jac, prior_jac = jac[:n_used], jac[n_used:]   # the measurement rows, then one row per prior
     return Solution(x=xbest, jacobian=jac, prior_jacobian=prior_jac,
                     active_mask=np.asarray(active_mask), nfev=nfev, success=success,
-                    message=message)
+                    message=message, cost=cost)
+
+
+# --------------------------------------------------------------------------- multi-start
+#: Two converged starts found the same minimum when their costs agree within this relative
+#: tolerance (of the larger cost, with an absolute floor of ``MULTISTART_COST_ATOL``) and every
+#: free parameter agrees within ``MULTISTART_X_RTOL`` of ``max(|x1|, |x2|, scale)``, ``scale``
+#: being the parameter's starting magnitude (:func:`prepare`). Otherwise the minima are distinct.
+MULTISTART_COST_RTOL = 1e-6
+MULTISTART_COST_ATOL = 1e-12
+MULTISTART_X_RTOL = 1e-3
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class MultiStart:
+    """The record of a multi-start fit (:func:`solve_multistart`).
+
+    Attributes
+    ----------
+    starts, seed : int
+        Number of starting points (the first is the declared start) and the seed of the others.
+    x0, x : ndarray, shape (starts, n_free)
+        Each start's starting point and its optimum (in the parameters' units).
+    cost : ndarray
+        Each start's final cost ``0.5 * chi-square`` (priors included).
+    converged : ndarray of bool
+        Whether each start's optimiser reported convergence.
+    minimum : ndarray of int
+        Index of the distinct minimum each converged start reached (-1: not converged);
+        minima are numbered from the lowest cost.
+    best : int
+        The start whose optimum is returned.
+    nfev : int
+        Residual evaluations over all starts.
+    """
+
+    starts: int
+    seed: int
+    x0: np.ndarray
+    x: np.ndarray
+    cost: np.ndarray
+    converged: np.ndarray
+    minimum: np.ndarray
+    best: int
+    nfev: int
+
+    @property
+    def n_converged(self) -> int:
+        """Starts that converged."""
+        return int(np.sum(self.converged))
+
+    @property
+    def n_minima(self) -> int:
+        """Distinct minima among the converged starts."""
+        return int(self.minimum.max() + 1) if self.n_converged else 0
+
+    @property
+    def minima_costs(self) -> np.ndarray:
+        """Cost of each distinct minimum (lowest first)."""
+        return np.array([self.cost[self.minimum == k].min() for k in range(self.n_minima)])
+
+    @property
+    def default_is_best(self) -> bool:
+        """True when the declared start reached the minimum that is returned."""
+        return bool(self.converged[0]) and self.minimum[0] == self.minimum[self.best]
+
+
+def check_starts(starts, seed) -> None:
+    """``ValueError`` unless ``starts`` is an integer >= 1 and ``seed`` an integer >= 0."""
+    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)):
+        raise ValueError(f"starts must be an integer >= 1, got {starts!r}")
+    if starts < 1:
+        raise ValueError(f"starts must be an integer >= 1, got {starts!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+
+
+def starting_points(problem: Problem, starts: int, seed: int) -> np.ndarray:
+    """The ``starts`` starting points of a multi-start fit, shape (starts, n_free).
+
+    Row 0 is the declared start (``problem.x0``: the parameters' defaults, data-independent).
+    Rows 1.. are drawn with ``numpy.random.default_rng(seed)``, one uniform number per free
+    parameter, mapped inside the parameter's bounds: log-uniformly when both bounds are
+    positive and span more than a decade (``upper / lower > 10``), uniformly otherwise. An
+    infinite bound is replaced by the default's decade (``x0 / 10`` or ``10 x0`` for a positive
+    default, ``x0 -/+ 10 max(|x0|, 1)`` otherwise), so every drawn point is finite.
+    """
+    x0 = problem.x0
+    lo, hi = problem.lower.copy(), problem.upper.copy()
+    pos = x0 > 0
+    lo = np.where(np.isfinite(lo), lo, np.where(pos, x0 / 10, x0 - 10 * np.maximum(np.abs(x0), 1)))
+    hi = np.where(np.isfinite(hi), hi, np.where(pos, x0 * 10, x0 + 10 * np.maximum(np.abs(x0), 1)))
+    u = np.random.default_rng(seed).random((starts - 1, len(x0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = (lo > 0) & (hi > 10 * lo)
+        drawn = np.where(log, lo * (hi / np.where(log, lo, 1.0)) ** u, lo + (hi - lo) * u)
+    return np.vstack([x0, np.clip(drawn, lo, hi)])
+
+
+def _same_minimum(c1, x1, c2, x2, scale) -> bool:
+    """Whether two optima are one minimum (tolerances :data:`MULTISTART_COST_RTOL`, ...)."""
+    if abs(c1 - c2) > max(MULTISTART_COST_RTOL * max(abs(c1), abs(c2)), MULTISTART_COST_ATOL):
+        return False
+    return bool(np.all(np.abs(x1 - x2) <= MULTISTART_X_RTOL * np.maximum.reduce([np.abs(x1), np.abs(x2), scale])))
+
+
+def distinct_minima(cost, x, converged, scale) -> np.ndarray:
+    """Label each converged optimum with its distinct minimum (lowest cost = 0); -1 when not converged.
+
+    Greedy: in order of increasing cost, an optimum joins the first minimum whose lowest-cost
+    representative it matches (:func:`_same_minimum`), else it opens a new one.
+    """
+    label = np.full(len(cost), -1)
+    reps: list[int] = []
+    for i in sorted(np.flatnonzero(converged), key=lambda i: (cost[i], i)):
+        k = next((k for k, j in enumerate(reps) if _same_minimum(cost[i], x[i], cost[j], x[j], scale)), None)
+        if k is None:
+            k, reps = len(reps), reps + [i]
+        label[i] = k
+    return label
+
+
+def _best_start(cost, converged, label) -> int:
+    """The returned start: the earliest start (declared start first) on the lowest minimum;
+    with no start converged, the lowest cost."""
+    if not np.any(converged):
+        return int(np.nanargmin(np.where(np.isfinite(cost), cost, np.inf)))
+    return int(np.flatnonzero(label == 0)[0])
+
+
+def solve_multistart(model, problem: Problem, starts: int, seed: int, **solve_kwargs) -> tuple[Solution, MultiStart]:
+    """Solve ``problem`` from every point of :func:`starting_points` (each with :func:`solve`, to
+    convergence) and return the best converged solution with the :class:`MultiStart` record.
+
+    The best is the lowest-cost distinct minimum (:func:`distinct_minima`); among the starts
+    that reached it, the earliest, so a declared start on the global minimum is kept as is.
+    """
+    check_starts(starts, seed)
+    if not problem.free:
+        sol = solve(model, problem, **solve_kwargs)
+        return sol, None
+    points = starting_points(problem, starts, seed)
+    sols = [solve(model, dataclasses.replace(problem, x0=p), **solve_kwargs) for p in points]
+    cost = np.array([s.cost for s in sols])
+    x = np.array([s.x for s in sols])
+    converged = np.array([bool(s.success) and np.isfinite(s.cost) for s in sols])
+    label = distinct_minima(cost, x, converged, problem.scale)
+    best = _best_start(cost, converged, label)
+    record = MultiStart(starts=int(starts), seed=int(seed), x0=points, x=x, cost=cost, converged=converged,
+                        minimum=label, best=best, nfev=int(sum(s.nfev for s in sols)))
+    return sols[best], record
+
+
+def _multistart_line(ms: MultiStart) -> str:
+    """The report line of a multi-start fit."""
+    if not ms.n_converged:
+        return f"    multi-start        = {ms.starts} starts (seed {ms.seed}), 0 converged"
+    c = ms.minima_costs
+    return (f"    multi-start        = {ms.starts} starts (seed {ms.seed}), {ms.n_converged} converged, "
+            f"{ms.n_minima} distinct minima (best cost {c[0]:.6g}, worst {c[-1]:.6g}); "
+            f"declared start {'reached' if ms.default_is_best else 'did NOT reach'} the best; "
+            f"{ms.nfev} evaluations in all")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -1761,7 +1947,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         The fit on all rows with the same model, rows and settings (saves refitting it); its
         ``init_params`` are the refits' starting values either way.
     **calibrate_kwargs
-        Passed to :func:`calibrate` (``scale``, ``params``, ...).
+        Passed to :func:`calibrate` (``scale``, ``params``, ...) for the full fit and every
+        refit; ``starts`` and ``seed`` make every refit a multi-start fit from the same
+        data-independent starting points (the declared defaults and the seeded draws).
 
     Returns
     -------
@@ -1788,7 +1976,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     the left-out residual equals the PRESS residual :math:`e_i / (1 - h_{ii})`,
     with :math:`h_{ii}` the leverage (Draper & Smith 1998, sec. 8.1 / PRESS).
     Each refit starts from the caller's initial parameter values, not from the
-    full-data optimum, so that no left-out number leaks into its own prediction.
+    full-data optimum, so that no left-out number leaks into its own prediction; with
+    ``starts > 1`` each refit also tries the seeded draws of :func:`starting_points`, which
+    depend on the bounds and the seed only, never on a fitted value.
     Leaving out groups (Hastie, Tibshirani & Friedman, *The Elements of Statistical
     Learning*, 2nd ed., 2009, sec. 7.10) judges a model on rows that share no cause with
     the rows it was fitted to.
