@@ -206,3 +206,39 @@ def test_cross_validate_passes_starts_to_every_refit():
 def test_bad_starts_and_seed(kw, match):
     with pytest.raises(ValueError, match=match):
         fit(**kw)
+
+
+def test_equal_cost_valley_never_displaces_the_declared_start():
+    # a * b = 4 with both in [0.5, 8]: every point of the hyperbola fits exactly (cost 0), so the
+    # drawn starts end elsewhere on it; they are reported, the declared start's optimum is kept
+    params = Parameters()
+    params.add("a", 1.0, min=0.5, max=8.0)
+    params.add("b", 2.0, min=0.5, max=8.0)
+    m = Model(params)
+    m.add_predictor("doc.ab", lambda p: p["a"] * p["b"])
+    data = pd.DataFrame({"id": ["doc.ab"], "kind": "absolute", "value_num": [4.0], "unit": "1"})
+    single = calibrate(m, data, scale="absolute")
+    many = calibrate(m, data, scale="absolute", starts=6, seed=0)
+    ms = many.multistart
+    assert [many.params[n].value for n in "ab"] == [single.params[n].value for n in "ab"]
+    assert ms.best == 0 and ms.default_is_best
+    assert np.all(np.abs(ms.x[:, 0] * ms.x[:, 1] - 4.0) < 1e-6)     # all on the hand-known valley
+    assert ms.n_minima > 1 and ms.n_at_best_cost == ms.n_minima
+    assert "at the best cost with other parameter values" in fit_report(many)
+
+
+def test_a_start_the_model_refuses_is_a_failed_start():
+    # the model refuses a > 0: drawn starts right of the maximum a0 (hand root) head for a+ and fail;
+    # those left of it converge to a-
+    m = two_minima_model()
+
+    def refuse(p):
+        if p["a"] > 0:
+            raise ValueError("a must be <= 0 here")
+        return p["a"]
+    m.add_predictor("doc.lin", refuse)
+    r = calibrate(m, two_minima_data(), scale="absolute", starts=8, seed=0)
+    ms = r.multistart
+    assert r.params["a"].value == pytest.approx(A_MINUS, rel=1e-7)
+    assert ms.n_converged == int(np.sum(ms.x0[:, 0] < A_MAX))
+    assert 0 < ms.n_converged < 8 and ms.n_minima == 1

@@ -1550,7 +1550,8 @@ class MultiStart:
         Index of the distinct minimum each converged start reached (-1: not converged);
         minima are numbered from the lowest cost.
     best : int
-        The start whose optimum is returned.
+        The start whose optimum is returned: the earliest converged start at the lowest cost
+        (within the cost tolerance).
     nfev : int
         Residual evaluations over all starts.
     """
@@ -1581,9 +1582,16 @@ class MultiStart:
         return np.array([self.cost[self.minimum == k].min() for k in range(self.n_minima)])
 
     @property
+    def n_at_best_cost(self) -> int:
+        """Distinct minima whose cost equals the best within the cost tolerance (more than one:
+        equal-cost optima with other parameter values, a valley the data do not pin down)."""
+        c = self.minima_costs
+        return int(sum(_same_cost(ci, c[0]) for ci in c)) if len(c) else 0
+
+    @property
     def default_is_best(self) -> bool:
-        """True when the declared start reached the minimum that is returned."""
-        return bool(self.converged[0]) and self.minimum[0] == self.minimum[self.best]
+        """True when the declared start's optimum is the one returned (no drawn start found a lower cost)."""
+        return self.best == 0 and bool(self.converged[0])
 
 
 def check_starts(starts, seed) -> None:
@@ -1620,7 +1628,7 @@ def starting_points(problem: Problem, starts: int, seed: int) -> np.ndarray:
 
 def _same_minimum(c1, x1, c2, x2, scale) -> bool:
     """Whether two optima are one minimum (tolerances :data:`MULTISTART_COST_RTOL`, ...)."""
-    if abs(c1 - c2) > max(MULTISTART_COST_RTOL * max(abs(c1), abs(c2)), MULTISTART_COST_ATOL):
+    if not _same_cost(c1, c2):
         return False
     return bool(np.all(np.abs(x1 - x2) <= MULTISTART_X_RTOL * np.maximum.reduce([np.abs(x1), np.abs(x2), scale])))
 
@@ -1641,12 +1649,20 @@ def distinct_minima(cost, x, converged, scale) -> np.ndarray:
     return label
 
 
-def _best_start(cost, converged, label) -> int:
-    """The returned start: the earliest start (declared start first) on the lowest minimum;
+def _same_cost(c1, c2) -> bool:
+    return abs(c1 - c2) <= max(MULTISTART_COST_RTOL * max(abs(c1), abs(c2)), MULTISTART_COST_ATOL)
+
+
+def _best_start(cost, converged) -> int:
+    """The returned start: the earliest converged start (declared start first) whose cost equals the
+    lowest converged cost within the cost tolerance -- an optimum with the same cost but other
+    parameter values (a valley the data do not pin down) never displaces the declared start;
     with no start converged, the lowest cost."""
+    finite = np.where(np.isfinite(cost), cost, np.inf)
     if not np.any(converged):
-        return int(np.nanargmin(np.where(np.isfinite(cost), cost, np.inf)))
-    return int(np.flatnonzero(label == 0)[0])
+        return int(np.argmin(finite))
+    low = np.min(finite[converged])
+    return int(next(i for i in np.flatnonzero(converged) if _same_cost(cost[i], low)))
 
 
 def solve_multistart(model, problem: Problem, starts: int, seed: int, **solve_kwargs) -> tuple[Solution, MultiStart]:
@@ -1661,15 +1677,27 @@ def solve_multistart(model, problem: Problem, starts: int, seed: int, **solve_kw
         sol = solve(model, problem, **solve_kwargs)
         return sol, None
     points = starting_points(problem, starts, seed)
-    sols = [solve(model, dataclasses.replace(problem, x0=p), **solve_kwargs) for p in points]
+    sols = [solve(model, problem, **solve_kwargs)] + [_solve_drawn(model, problem, p, solve_kwargs)
+                                                       for p in points[1:]]
     cost = np.array([s.cost for s in sols])
     x = np.array([s.x for s in sols])
     converged = np.array([bool(s.success) and np.isfinite(s.cost) for s in sols])
     label = distinct_minima(cost, x, converged, problem.scale)
-    best = _best_start(cost, converged, label)
+    best = _best_start(cost, converged)
     record = MultiStart(starts=int(starts), seed=int(seed), x0=points, x=x, cost=cost, converged=converged,
                         minimum=label, best=best, nfev=int(sum(s.nfev for s in sols)))
     return sols[best], record
+
+
+def _solve_drawn(model, problem: Problem, x0, solve_kwargs) -> Solution:
+    """:func:`solve` from a drawn start; a start where the model refuses the parameter values
+    (its ``ValueError``) is a failed, non-converged start, not an error of the fit."""
+    try:
+        return solve(model, dataclasses.replace(problem, x0=x0), **solve_kwargs)
+    except ValueError as err:
+        return Solution(x=np.asarray(x0, dtype=float), jacobian=np.zeros((0, len(x0))),
+                        active_mask=np.zeros(len(x0), dtype=int), nfev=0, success=False,
+                        message=f"start refused by the model: {err}")
 
 
 def _multistart_line(ms: MultiStart) -> str:
@@ -1678,7 +1706,9 @@ def _multistart_line(ms: MultiStart) -> str:
         return f"    multi-start        = {ms.starts} starts (seed {ms.seed}), 0 converged"
     c = ms.minima_costs
     return (f"    multi-start        = {ms.starts} starts (seed {ms.seed}), {ms.n_converged} converged, "
-            f"{ms.n_minima} distinct minima (best cost {c[0]:.6g}, worst {c[-1]:.6g}); "
+            f"{ms.n_minima} distinct minima (best cost {c[0]:.6g}, worst {c[-1]:.6g}"
+            + (f"; {ms.n_at_best_cost} at the best cost with other parameter values" if ms.n_at_best_cost > 1 else "")
+            + "); "
             f"declared start {'reached' if ms.default_is_best else 'did NOT reach'} the best; "
             f"{ms.nfev} evaluations in all")
 
