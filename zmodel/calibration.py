@@ -1121,6 +1121,17 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     (:math:`\\nu = n_\\text{active} + n_\\text{priors} - p`); ``scale_covar`` then scales the
     measurement rows only, the priors keep their stated :math:`\\sigma`.
 
+    Multi-start (``starts > 1``, :func:`solve_multistart`): the surface of a nonlinear model
+    can have several minima, and the declared start may sit in the basin of a worse one. The
+    fit is then solved from the declared start and from ``starts - 1`` seeded draws inside the
+    bounds (:func:`starting_points`: log-uniform where both bounds are positive and span more
+    than a decade, uniform otherwise), each to convergence; the lowest converged cost wins, the
+    declared start keeping ties. Two optima are one minimum when their costs agree within
+    :data:`MULTISTART_COST_RTOL` and every parameter within :data:`MULTISTART_X_RTOL`
+    (:func:`distinct_minima`); ``result.multistart`` records the starts and the report prints
+    how many converged and how many distinct minima they found. Equal-cost minima with other
+    parameter values mark a valley the data do not pin down.
+
     References
     ----------
     M. Newville et al., LMFIT: Non-Linear Least-Squares Minimization and

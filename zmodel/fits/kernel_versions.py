@@ -198,8 +198,12 @@ BENCHMARKS = {**{id_: BENCHMARK_NAMES[bench] for id_, (bench, _) in OSDL_ROWS.it
 _UNREAD = {**{b: ({"lun_time"} if b != "dss" else set()) | {"antic_miss"}
               | (set() if PROFILES[b].get("network_requests") else {"net_extra_time"}) for b in PROFILES},
            "iosched": set() if PROFILES["dss"].get("network_requests") else {"net_extra_time"}}
-#: least-squares settings: run to convergence from the data-independent start (no evaluation cap)
-FIT_SETTINGS = dict(tol=1e-8, jac="2-point")
+#: least-squares settings: run to convergence from data-independent starts (no evaluation cap).
+#: The surface has several minima: from the declared defaults alone the fit stops in one with
+#: cost 0.00400; four starts (the defaults and three seeded draws inside the bounds,
+#: zmodel.calibration.starting_points) reach one with cost 0.00385, the lowest eight starts find
+#: too (5 distinct minima in 8 starts). Every leave-one-out refit uses the same starts.
+FIT_SETTINGS = dict(tol=1e-8, jac="2-point", starts=4, seed=0)
 #: predicted and reported, never fitted
 EXCLUDED = ("osdl.specjapp-4way-gain",)
 
