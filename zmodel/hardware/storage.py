@@ -1020,7 +1020,8 @@ class DriveMechanics:
             source="Hitachi Ultrastar 15K450 (FC-AL) Hard Disk Drive Specification (Hitachi Global Storage "
                    "Technologies, 3rd ed. rev. 1.2, 29 Oct 2008), sec. 4.5.1.1 Table 7 p. 11: 'Read 3.3' ms "
                    "typical (450 GB), 3.1 ms (300 GB), writes 3.6-3.8 ms. 95 % factor 1.5 (assumed): the drives "
-                   "measured (73 GB, 15,000 rpm) are an earlier generation and a mix of reads and writes"))
+                   "measured (73 GB, 15,000 rpm) are an earlier generation and a mix of reads and writes. SAME FIGURE "
+                   "AS A VALIDATION ROW (val.disks.ultrastar-15k450-450gb-read-seek): that row is a catalog check"))
     revolution_time: float = param(
         60.0 / 15000.0, unit="s", range=(2e-3, 20e-3),
         source="002_3ef25dc9d706703e.txt (WAVV 2008), 'Our hardware for measurements': ESS 800 and DS8300 "
