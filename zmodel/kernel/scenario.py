@@ -766,12 +766,15 @@ class Scenario:
             return np.zeros_like(lam)
         return self._iosq_function(quiet=False)(lam, clients)
 
-    def _iosq_setup(self):
-        """The channel subsystem, subchannels per volume and disconnect time per I/O [s] of :meth:`iosq_time`."""
+    def _iosq_setup(self, sys: SystemConfig | None = None, prof: WorkloadProfile | None = None):
+        """The channel subsystem, subchannels per volume and disconnect time per I/O [s] of :meth:`iosq_time`.
+
+        ``sys`` and ``prof``: :meth:`system` and :meth:`profile` when the caller has them.
+        """
         css = self.channel_subsystem()
         subchannels = css.devices + css.aliases if css.pav == "hyper" else 1 + css.aliases
-        sys, _ = self.system()
-        prof = self.profile()
+        sys = self.system()[0] if sys is None else sys
+        prof = self.profile() if prof is None else prof
         miss = 1.0 - (prof.hit_ratio if prof.read_fraction > 0 else 0.0) * prof.read_fraction
         disconnect = miss * sys.disk_time + sys.controller_time
         return css, subchannels, disconnect
@@ -905,7 +908,7 @@ class Scenario:
         """
         ios = prof.io_per_transaction
         n = int(clients)
-        css, subchannels, disconnect = self._iosq_setup()
+        css, subchannels, disconnect = self._iosq_setup(sys, prof)
 
         def solve(delay):
             p = dataclasses.replace(prof, external_delay=prof.external_delay + delay)
