@@ -35,6 +35,10 @@ CASES = {
         {"hardware": {**HW, "volumes": 1, "pav": "static", "pav_aliases": 0}, "kernel": {"version": "2.6.10"},
          "workload": {"kind": "random_read", "clients": 16}},
         {"hardware.pav_aliases": [0, 3]}),
+    "open load on PAV volumes": (
+        {"hardware": {**HW, "volumes": 2, "pav": "hyper", "pav_aliases": 1}, "kernel": {"version": "2.6.10"},
+         "workload": {"kind": "random_read", "io_rate": 300}},
+        {"workload.io_rate": [100, 300]}),
     "z/VM guests, some saturated": (
         {"hardware": HW, "kernel": {"version": "2.4.21"},
          "hypervisor": {"type": "zvm", "guests": 100, "active_guests": 1, "physical_cpus": 4},

@@ -840,7 +840,7 @@ class Scenario:
     def _point_task(self, clients_list=None, numeric: bool = False):
         """The rows of one sweep point, as a generator of solver requests (run by :func:`_drive`).
 
-        Yields :class:`_Compose` and :class:`_Iosq` requests, receives their answers and
+        Yields :class:`_Compose`, :class:`_Mmc` and :class:`_Iosq` requests, receives their answers and
         returns the rows of :meth:`predict` (one per population of ``clients_list``). With
         ``numeric=True`` the text columns ``parameters`` and ``assumed`` are left empty:
         :meth:`sampled` keeps only :data:`INTERVAL_COLUMNS`. Driving many tasks together
@@ -857,7 +857,7 @@ class Scenario:
         if self.workload.io_rate is not None:
             r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
                                     io_scheduler=self.kernel.io_scheduler))
-            row = self._predict_open(sys, prof, kv, extra, r)
+            row = yield from self._predict_open(sys, prof, kv, extra, r)
             if saturated:
                 row.update(throughput=0.0, response_time=math.inf,
                            saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
@@ -938,10 +938,11 @@ class Scenario:
                     hi = mid
         return (yield solve(hi))
 
-    def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str, r) -> dict:
-        """Open load: demands of the closed model (``r``, :func:`compose` at the file's population), then M/M/c stations."""
-        from zmodel.queueing import mmc
+    def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str, r):
+        """Open load: demands of the closed model (``r``, :func:`compose` at the file's population), then M/M/c stations.
 
+        A generator of :class:`_Mmc` / :class:`_Iosq` requests (see :func:`_drive`); returns the row.
+        """
         lam = self.workload.io_rate / prof.io_per_transaction
         chan = np.asarray(sys.channel_demands) * prof.io_per_transaction
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
@@ -962,12 +963,12 @@ class Scenario:
             if d <= 0:
                 utils.append(0.0)
                 continue
-            with quiet_saturation():
-                st = mmc(lam, float(d), servers=int(c))
-            resp += float(st.response_time)
+            resp += yield _Mmc(lam, float(d), int(c))
             utils.append(min(1.0, carried * float(d) / c))  # at the carried load
-        iosq = float(self._iosq_function()(lam * prof.io_per_transaction)) if self.hardware.volumes is not None \
-            else 0.0
+        iosq = 0.0
+        if self.hardware.volumes is not None:
+            css, _, disconnect = self._iosq_setup(sys, prof)
+            iosq = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, lam * prof.io_per_transaction)
         if not math.isfinite(iosq):
             saturated.append("device subchannels (IOSQ)")
         else:
@@ -1222,12 +1223,22 @@ class _Iosq:
     io_rate: float
 
 
+@dataclasses.dataclass(frozen=True)
+class _Mmc:
+    """A request of a point task: the response time [s] of an M/M/c station (:func:`zmodel.queueing.mmc`)."""
+
+    arrival_rate: float
+    service_time: float
+    servers: int
+
+
 def _drive(tasks) -> list:
     """Run point tasks (generators of :class:`_Compose` / :class:`_Iosq` requests) together; their rows.
 
     At each step the pending compositions of all tasks are solved in one
-    :func:`compose_many` call (each equal, bit for bit, to its own :func:`compose`), and
-    the pending IOSQ times of tasks with the same channel subsystem, block size and read
+    :func:`compose_many` call (each equal, bit for bit, to its own :func:`compose`), the
+    pending M/M/c stations with the same server count in one :func:`zmodel.queueing.mmc`
+    call, and the pending IOSQ times of tasks with the same channel subsystem, block size and read
     fraction in one :meth:`~zmodel.hardware.channels.ChannelSubsystem.response_time` call
     (element by element the same arithmetic as one call each). A task advances by its
     own steps, so each gets what it gets when driven alone.
@@ -1258,6 +1269,18 @@ def _serve(requests) -> list:
     if comp:
         for k, r in zip(comp, compose_many([requests[k].arguments for k in comp])):
             replies[k] = r
+    stations: dict = {}
+    for k, r in enumerate(requests):
+        if isinstance(r, _Mmc):
+            stations.setdefault(r.servers, []).append(k)
+    for servers, ks in stations.items():
+        from zmodel.queueing import mmc
+
+        with quiet_saturation():
+            res = mmc(np.array([requests[k].arrival_rate for k in ks], dtype=float),
+                      np.array([requests[k].service_time for k in ks], dtype=float), servers=servers)
+        for k, v in zip(ks, np.ravel(np.asarray(res.response_time, dtype=float))):
+            replies[k] = float(v)
     groups: dict = {}
     for k, r in enumerate(requests):
         if isinstance(r, _Iosq):
