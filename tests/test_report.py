@@ -535,3 +535,12 @@ def test_front_page_validation_placeholder_and_notebook_list():
     page = report.validation_section(None, [])
     assert 'id="validation"' in page and "not computed" in page and "href" not in page
     assert "13_validation.ipynb" in [p.name for p in report.notebooks()]
+
+
+def test_notebook_runner_starts_the_long_notebooks_first():
+    paths = [Path(f"/nb/{name}.ipynb") for name in ("01_a", "02_b", "11_c", "12_d")]
+    runner = report.NotebookRunner(paths, first=("12_d", "11_c", "99_absent"))
+    assert [p.stem for p in runner.order] == ["12_d", "11_c", "01_a", "02_b"]
+    assert runner.paths == paths                                   # pages keep the file-name order
+    assert [p.stem for p in report.NotebookRunner(paths, first=()).order] == ["01_a", "02_b", "11_c", "12_d"]
+    assert set(report.LONG_NOTEBOOKS) <= {p.stem for p in report.notebooks()}   # no stale name

@@ -159,9 +159,9 @@ class KernelLocks(Model):
             "altix.gettimeofday-4-concurrent-slowdown": lambda p: self.gettimeofday(4, p),
             "altix.gettimeofday-8-concurrent-slowdown": lambda p: self.gettimeofday(8, p),
             "altix.gettimeofday-32-concurrent-slowdown": lambda p: self.gettimeofday(32, p),
-            "altix.timer-global-noprogress-cpus": self.halt_cpus,
-            "altix.conflict-halt-threshold-cpus": self.halt_cpus,
-            "altix.profiler-noboot-cpus": self.halt_cpus,
+            "altix.timer-global-noprogress-cpus": self._halt_cpus,
+            "altix.conflict-halt-threshold-cpus": self._halt_cpus,
+            "altix.profiler-noboot-cpus": self._halt_cpus,
             "altix.fig1-knee-cpus": self.fig1_knee,
             "altix.devzero-improvement-512cpu": lambda p: self.devzero_improvement(512, p),
         }
@@ -208,6 +208,11 @@ class KernelLocks(Model):
         """Processors at which one plain store per CPU per tick saturates a line [1]."""
         c = KernelLocks.costs(p)
         return float(line_saturation_cpus(c.transfer_time, c.tick, 0.0, c.latency_growth))
+
+    def _halt_cpus(self, p) -> float:
+        """:meth:`halt_cpus`, once per value of the parameters it reads (three rows share it)."""
+        key = ("halt",) + tuple(p.get(n) for n in ("transfer_time", "tick", "latency_growth"))
+        return self.memo(key, lambda: self.halt_cpus(p))
 
     def _gtod(self, n, p, q=None):
         c = self.costs(p)

@@ -38,6 +38,8 @@ about the model): the two DMA rows (time per I/O and accesses per I/O) and the s
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from zmodel.calibration import Model, Parameters, to_dataclass
@@ -200,23 +202,38 @@ class KernelNumaModel(Model):
         return to_dataclass(NumaCosts, p).latency()
 
     def ratio_range(self, p):
-        return latency_ratio_range(int(round(p["system_cpus"])), self.latency(p))
+        key = ("ratio", p["system_cpus"]) + tuple(p[n] for n in self._LATENCY)
+        return self.memo(key, lambda: latency_ratio_range(int(round(p["system_cpus"])), self._latency(p)))
+
+    # memoised forms of the building blocks above, keyed on the parameters each reads (a
+    # finite-difference step of another parameter reuses them; pure functions, same values)
+    def _costs(self, p) -> NumaCosts:
+        return self.memo(("costs",) + tuple(p.get(n) for n in self._COSTS), lambda: self.costs(p))
+
+    def _latency(self, p) -> NumaLatency:
+        return self.memo(("latency",) + tuple(p[n] for n in self._LATENCY), lambda: self._costs(p).latency())
+
+    def _pio_costs(self, p) -> PioCosts:
+        return self.memo(("pio_costs",) + tuple(p[n] for n in self._PIO_COSTS), lambda: self._costs(p).pio())
 
     #: parameters each memoised building block reads (its memo key: a finite-difference step of
     #: another parameter reuses the value)
     _LATENCY = ("local_latency", "nearest_ratio", "per_router_ratio")
     _ZEROING = ("system_cpus", "outstanding", "line_size", "node_bandwidth") + _LATENCY
     _READFILE = ("readfile_bytes", "system_cpus", "page_size", "slab_bytes_per_page") + _LATENCY
+    _COSTS = tuple(f.name for f in dataclasses.fields(NumaCosts))
+    _PIO_COSTS = ("pio_round_trip", "pio_dma_flush", "pio_write_drain", "chipset_read")
+    _DMA = ("dma_io_time", "dma_accesses") + _LATENCY
 
     def zeroing(self, cpus, region, p):
         key = ("zero", cpus, region) + tuple(p[n] for n in self._ZEROING)
         return self.memo(key, lambda: self._zeroing(cpus, region, p))
 
     def _zeroing(self, cpus, region, p):
-        c = self.costs(p)
+        c = self._costs(p)
         return hugetlb_zeroing(int(round(cpus)), region, system_cpus=int(round(p["system_cpus"])),
                                outstanding=int(round(c.outstanding)), line_size=c.line_size,
-                               node_bandwidth=c.node_bandwidth, latency=c.latency())
+                               node_bandwidth=c.node_bandwidth, latency=self._latency(p))
 
     @staticmethod
     def pio_costs(p) -> PioCosts:
@@ -231,19 +248,20 @@ class KernelNumaModel(Model):
     def _pio(self, operation, p, busy: bool, writes: bool) -> float:
         k = int(round(p["pio_writes"])) if writes else 0
         return float(pio_cost(operation, load=p["busy_load"] if busy else 0.0, writes=k,
-                              costs=self.pio_costs(p)).time) / NS
+                              costs=self._pio_costs(p)).time) / NS
 
     def dma(self, p, routers) -> float:
-        return self.costs(p).dma_iops(routers)
+        key = ("dma", routers) + tuple(p[n] for n in self._DMA)
+        return self.memo(key, lambda: self._costs(p).dma_iops(routers))
 
     def readfile(self, p):
         return self.memo(("readfile",) + tuple(p[n] for n in self._READFILE), lambda: self._readfile(p))
 
     def _readfile(self, p):
-        c = self.costs(p)
+        c = self._costs(p)
         return page_cache_placement(p["readfile_bytes"], int(round(p["system_cpus"])), "round_robin",
                                     page_size=c.page_size, slab_bytes_per_page=c.slab_bytes_per_page,
-                                    slab_policy="local", latency=self.latency(p))
+                                    slab_policy="local", latency=self._latency(p))
 
     @staticmethod
     def example_topology(p) -> AltixTopology:
@@ -263,7 +281,7 @@ class KernelNumaModel(Model):
         cpus = int(round(p["system_cpus"]))
         blind = 1.0 / (cpus // 2)
         affine = p["home_node_share"] + (1 - p["home_node_share"]) * blind
-        t = memory_access_time([blind, affine], cpus, self.latency(p)).access_time
+        t = memory_access_time([blind, affine], cpus, self._latency(p)).access_time
         return bool(affine > blind and t[1] < t[0])
 
 

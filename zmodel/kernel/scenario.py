@@ -60,6 +60,7 @@ from zmodel.kernel.versions import (
     WorkloadProfile,
     calibrated_costs,
     compose,
+    compose_many,
     kernel_version,
 )
 from zmodel.conventions import (
@@ -100,6 +101,8 @@ MULTIPATH_CHOICES = ("multibus", "failover")
 PAV_CHOICES = ("static", "hyper")
 #: relative tolerance of the IOSQ fixed point of a closed scenario with ``hardware.volumes``
 IOSQ_TOLERANCE = 1e-9
+#: parameter draws :meth:`Scenario.sampled` solves together (one :func:`compose_many` call per step)
+SAMPLED_BATCH = 25
 #: columns of :meth:`Scenario.predict` after the swept key paths
 OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
                   "steal", "memory_overhead", "features", "parameters", "saturated", "model", "assumed")
@@ -768,14 +771,23 @@ class Scenario:
             return np.zeros_like(lam)
         return self._iosq_function(quiet=False)(lam, clients)
 
-    def _iosq_function(self, quiet: bool = True):
-        """``f(io_rate, clients) -> IOSQ time [s]`` with the subsystem and disconnect time built once."""
+    def _iosq_setup(self, sys: SystemConfig | None = None, prof: WorkloadProfile | None = None):
+        """The channel subsystem, subchannels per volume and disconnect time per I/O [s] of :meth:`iosq_time`.
+
+        ``sys`` and ``prof``: :meth:`system` and :meth:`profile` when the caller has them.
+        """
         css = self.channel_subsystem()
         subchannels = css.devices + css.aliases if css.pav == "hyper" else 1 + css.aliases
-        sys, _ = self.system()
-        prof = self.profile()
+        sys = self.system()[0] if sys is None else sys
+        prof = self.profile() if prof is None else prof
         miss = 1.0 - (prof.hit_ratio if prof.read_fraction > 0 else 0.0) * prof.read_fraction
         disconnect = miss * sys.disk_time + sys.controller_time
+        return css, subchannels, disconnect
+
+    def _iosq_function(self, quiet: bool = True):
+        """``f(io_rate, clients) -> IOSQ time [s]`` with the subsystem and disconnect time built once."""
+        css, subchannels, disconnect = self._iosq_setup()
+        prof = self.profile()
 
         def f(io_rate, clients=None):
             if clients is not None and int(clients) <= subchannels:
@@ -828,6 +840,18 @@ class Scenario:
 
     # ------------------------------------------------------------------ prediction
     def _predict_point(self, clients_list=None) -> list[dict]:
+        return _drive([self._point_task(clients_list)])[0]
+
+    def _point_task(self, clients_list=None, numeric: bool = False):
+        """The rows of one sweep point, as a generator of solver requests (run by :func:`_drive`).
+
+        Yields :class:`_Compose`, :class:`_Mmc` and :class:`_Iosq` requests, receives their answers and
+        returns the rows of :meth:`predict` (one per population of ``clients_list``). With
+        ``numeric=True`` the text columns ``parameters`` and ``assumed`` are left empty:
+        :meth:`sampled` keeps only :data:`INTERVAL_COLUMNS`. Driving many tasks together
+        solves all their compositions in one :func:`compose_many` call per step, which
+        gives each composition what :func:`compose` gives it alone (bit for bit).
+        """
         sys, info = self.system()
         prof = self.profile()
         kv = self.kernel.kernel
@@ -836,18 +860,22 @@ class Scenario:
         saturated = info.pop("saturated", "")
         extra = ", ".join(f"{k}={v:.4g}" for k, v in info.items() if k not in ("dispatch",))
         if self.workload.io_rate is not None:
-            row = self._predict_open(sys, prof, kv, extra)
+            r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
+                                    io_scheduler=self.kernel.io_scheduler))
+            row = yield from self._predict_open(sys, prof, kv, extra, r)
             if saturated:
                 row.update(throughput=0.0, response_time=math.inf,
                            saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
-            row["assumed"] = ", ".join(self.assumed())
+            row["assumed"] = "" if numeric else ", ".join(self.assumed())
             return [row]
         if self.hardware.volumes is not None and prof.io_per_transaction > 0:
-            per = [self._compose_with_iosq(kv, prof, sys, n) for n in clients_list]
+            per = []
+            for n in clients_list:
+                per.append((yield from self._compose_with_iosq(kv, prof, sys, n)))
             picks = [(q, 0) for q in per]
         else:
-            r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler,
-                        clients=np.asarray(clients_list))
+            r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
+                                    io_scheduler=self.kernel.io_scheduler, clients=np.asarray(clients_list)))
             picks = [(r, i) for i in range(len(clients_list))]
         rows = []
         for i, (r, j) in enumerate(picks):
@@ -858,11 +886,12 @@ class Scenario:
                              channel_utilization=at("channel_utilization"),
                              disk_utilization=at("disk_utilization"), steal=at("steal"),
                              memory_overhead=float(r.memory_overhead), features=r.features,
-                             parameters=f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
-                                        f"{r.parameters_text()}, {extra}", saturated=saturated, model=MODEL_CLOSED))
+                             parameters="" if numeric else
+                             f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
+                             f"{r.parameters_text()}, {extra}", saturated=saturated, model=MODEL_CLOSED))
             if saturated:  # no capacity left: nothing completes (not an absurd finite number)
                 rows[-1].update(throughput=0.0, response_time=math.inf)
-        assumed = ", ".join(self.assumed())
+        assumed = "" if numeric else ", ".join(self.assumed())
         for row in rows:
             row["assumed"] = assumed
         return rows
@@ -878,39 +907,47 @@ class Scenario:
         throughput (a decomposition, Lazowska et al. 1984, ch. 8, "flow-equivalent"
         treatment of a subsystem), exact neither for small populations (handled by the
         :math:`N \le c` bound of :meth:`iosq_time`) nor for non-exponential services.
+
+        A generator of :class:`_Compose` / :class:`_Iosq` requests (see :func:`_drive`), so
+        that the bisections of many draws advance together, each by its own steps.
         """
         ios = prof.io_per_transaction
         n = int(clients)
-        iosq = self._iosq_function()
+        css, subchannels, disconnect = self._iosq_setup(sys, prof)
 
         def solve(delay):
             p = dataclasses.replace(prof, external_delay=prof.external_delay + delay)
-            return compose(kv, p, sys, self.costs, io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n]))
+            return _Compose(dict(kernel=kv, workload=p, system=sys, costs=self.costs,
+                                 io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n])))
 
         def excess(delay):
-            x = float(np.ravel(solve(delay).throughput)[0])
-            return ios * float(iosq(x * ios, clients=n)) - delay
+            x = float(np.ravel((yield solve(delay)).throughput)[0])
+            if n <= subchannels:  # at most one I/O in flight per client: no queue (iosq_time)
+                t = 0.0
+            else:
+                t = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, x * ios)
+            return ios * float(t) - delay
 
         lo, hi = 0.0, 0.0
-        if excess(0.0) > 0.0:
+        if (yield from excess(0.0)) > 0.0:
             hi = 1e-6
-            while excess(hi) > 0.0 and hi < 1e9:
+            while (yield from excess(hi)) > 0.0 and hi < 1e9:
                 lo, hi = hi, hi * 2.0
             for _ in range(200):
                 if hi - lo <= IOSQ_TOLERANCE * hi:
                     break
                 mid = 0.5 * (lo + hi)
-                if excess(mid) > 0.0:
+                if (yield from excess(mid)) > 0.0:
                     lo = mid
                 else:
                     hi = mid
-        return solve(hi)
+        return (yield solve(hi))
 
-    def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str) -> dict:
-        """Open load: demands of the closed model at the file's population, then M/M/c stations."""
-        from zmodel.queueing import mmc
+    def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str, r):
+        """Open load: demands of the closed model (``r``, :func:`compose` at the file's population), then M/M/c stations.
 
-        r = compose(kv, prof, sys, self.costs, io_scheduler=self.kernel.io_scheduler)
+        A generator of :class:`_Mmc` / :class:`_Iosq` requests (see :func:`_drive`); returns the row.
+        """
         lam = self.workload.io_rate / prof.io_per_transaction
         chan = np.asarray(sys.channel_demands) * prof.io_per_transaction
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
@@ -931,12 +968,12 @@ class Scenario:
             if d <= 0:
                 utils.append(0.0)
                 continue
-            with quiet_saturation():
-                st = mmc(lam, float(d), servers=int(c))
-            resp += float(st.response_time)
+            resp += yield _Mmc(lam, float(d), int(c))
             utils.append(min(1.0, carried * float(d) / c))  # at the carried load
-        iosq = float(self._iosq_function()(lam * prof.io_per_transaction)) if self.hardware.volumes is not None \
-            else 0.0
+        iosq = 0.0
+        if self.hardware.volumes is not None:
+            css, _, disconnect = self._iosq_setup(sys, prof)
+            iosq = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, lam * prof.io_per_transaction)
         if not math.isfinite(iosq):
             saturated.append("device subchannels (IOSQ)")
         else:
@@ -995,13 +1032,23 @@ class Scenario:
         samples = as_count("samples", samples, 1, MAX_SAMPLES)
         draws = self.draws(samples, seed, vary_assumed=bool(vary_assumed))
         names = list(draws)
+        _, jobs = self._point_jobs(sweep)
+        columns = list(INTERVAL_COLUMNS)
         runs = []
-        for i in range(samples):
+        for start in range(0, samples, SAMPLED_BATCH):  # the draws of a batch are solved together
+            batch = range(start, min(start + SAMPLED_BATCH, samples))
+            tasks = []
+            for i in batch:
+                drawn = self.with_values({n: draws[n][i] for n in names})
+                tasks += [dataclasses.replace(scen, costs=drawn.costs, parameters=drawn.parameters)
+                          ._point_task(populations, numeric=True) for _, scen, populations in jobs]
             with quiet_saturation():
-                runs.append(self.with_values({n: draws[n][i] for n in names}).predict(sweep)
-                            [list(INTERVAL_COLUMNS)].to_numpy(dtype=float))
-            if progress is not None:
-                progress(i + 1, samples)
+                rows = _drive(tasks)
+            for k, i in enumerate(batch):
+                runs.append(np.array([[row[c] for c in columns] for job in rows[k * len(jobs):(k + 1) * len(jobs)]
+                                      for row in job], dtype=float).reshape(-1, len(columns)))
+                if progress is not None:
+                    progress(i + 1, samples)
         return np.stack(runs)
 
     def sensitivity(self, output: str | None = None):
@@ -1110,17 +1157,35 @@ class Scenario:
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
             return base
+        keys, jobs = self._point_jobs(sweep)
+        if not keys:
+            return pd.DataFrame(self._predict_point(), columns=list(OUTPUT_COLUMNS))
+        rows = []
+        for prefixes, scen, populations in jobs:
+            for prefix, p in zip(prefixes, scen._predict_point(populations)):
+                row = dict(prefix)
+                row.update(p)
+                rows.append(row)
+        return pd.DataFrame(rows, columns=keys + list(OUTPUT_COLUMNS))
+
+    def _point_jobs(self, sweep: Mapping | None = None) -> tuple[list, list]:
+        """The swept key paths and the points of :meth:`predict`, in its row order.
+
+        Returns ``(keys, jobs)``; each job is ``(prefixes, scenario, populations)``: the
+        point's scenario (validated like a file, :meth:`from_dict`), the populations solved
+        in one batched MVA (``None``: the scenario's own) and one dict of swept values per row.
+        Without a sweep the one job is this scenario itself.
+        """
         if sweep is None:
             items = list(self.sweep)
         else:
             items = list(_check_sweep(sweep, self.to_dict()))
         keys = [k for k, _ in items]
+        if not keys:
+            return keys, [([{}], self, None)]
         base = self.to_dict()
         base.pop("sweep", None)
-        rows = []
-        if not keys:
-            out = self._predict_point()
-            return pd.DataFrame(out, columns=list(OUTPUT_COLUMNS))
+        jobs = []
         other = [(k, v) for k, v in items if k != "workload.clients"]
         clients = dict(items).get("workload.clients")
         for combo in itertools.product(*[v for _, v in other]) if other else [()]:
@@ -1132,25 +1197,113 @@ class Scenario:
                     as_count("workload.clients", n)
                 scen = Scenario.from_dict(_set_path(d, "workload.clients", int(clients[0])), self.costs,
                                           self.parameters)
-                if scen.workload.io_rate is not None:
-                    preds = []
-                    for n in clients:
-                        preds += Scenario.from_dict(_set_path(d, "workload.clients", int(n)),
-                                                    self.costs, self.parameters)._predict_point()
-                else:
-                    preds = scen._predict_point([int(n) for n in clients])
                 point_vals = dict(zip([k for k, _ in other], combo))
-                for n, p in zip(clients, preds):
-                    row = {k: (point_vals[k] if k != "workload.clients" else n) for k in keys}
-                    row.update(p)
-                    rows.append(row)
+                prefixes = [{k: (point_vals[k] if k != "workload.clients" else n) for k in keys} for n in clients]
+                if scen.workload.io_rate is not None:
+                    for n, prefix in zip(clients, prefixes):
+                        jobs.append(([prefix], Scenario.from_dict(_set_path(d, "workload.clients", int(n)),
+                                                                  self.costs, self.parameters), None))
+                else:
+                    jobs.append((prefixes, scen, [int(n) for n in clients]))
             else:
-                scen = Scenario.from_dict(d, self.costs, self.parameters)
-                p = scen._predict_point()[0]
-                row = dict(zip(keys, combo))
-                row.update(p)
-                rows.append(row)
-        return pd.DataFrame(rows, columns=keys + list(OUTPUT_COLUMNS))
+                jobs.append(([dict(zip(keys, combo))], Scenario.from_dict(d, self.costs, self.parameters), None))
+        return keys, jobs
+
+
+@dataclasses.dataclass(frozen=True)
+class _Compose:
+    """A request of a point task (:meth:`Scenario._point_task`): one :func:`compose` call's arguments."""
+
+    arguments: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class _Iosq:
+    """A request of a point task: the IOSQ time [s] of ``subsystem`` at ``io_rate`` (:meth:`Scenario.iosq_time`)."""
+
+    subsystem: Any
+    block_size: float
+    read_fraction: float
+    disconnect_time: float
+    io_rate: float
+
+
+@dataclasses.dataclass(frozen=True)
+class _Mmc:
+    """A request of a point task: the response time [s] of an M/M/c station (:func:`zmodel.queueing.mmc`)."""
+
+    arrival_rate: float
+    service_time: float
+    servers: int
+
+
+def _drive(tasks) -> list:
+    """Run point tasks (generators of :class:`_Compose` / :class:`_Iosq` requests) together; their rows.
+
+    At each step the pending compositions of all tasks are solved in one
+    :func:`compose_many` call (each equal, bit for bit, to its own :func:`compose`), the
+    pending M/M/c stations with the same server count in one :func:`zmodel.queueing.mmc`
+    call, and the pending IOSQ times of tasks with the same channel subsystem, block size and read
+    fraction in one :meth:`~zmodel.hardware.channels.ChannelSubsystem.response_time` call
+    (element by element the same arithmetic as one call each). A task advances by its
+    own steps, so each gets what it gets when driven alone.
+    """
+    out = [None] * len(tasks)
+    pending = {}
+
+    def advance(i, reply):
+        try:
+            pending[i] = tasks[i].send(reply)
+        except StopIteration as stop:
+            out[i] = stop.value
+
+    for i in range(len(tasks)):
+        advance(i, None)
+    while pending:
+        items = list(pending.items())
+        pending.clear()
+        for (i, _), reply in zip(items, _serve([req for _, req in items])):
+            advance(i, reply)
+    return out
+
+
+def _serve(requests) -> list:
+    """The answers to a step's requests (see :func:`_drive`), in order."""
+    replies = [None] * len(requests)
+    comp = [k for k, r in enumerate(requests) if isinstance(r, _Compose)]
+    if comp:
+        for k, r in zip(comp, compose_many([requests[k].arguments for k in comp])):
+            replies[k] = r
+    stations: dict = {}
+    for k, r in enumerate(requests):
+        if isinstance(r, _Mmc):
+            stations.setdefault(r.servers, []).append(k)
+    for servers, ks in stations.items():
+        from zmodel.queueing import mmc
+
+        with quiet_saturation():
+            res = mmc(np.array([requests[k].arrival_rate for k in ks], dtype=float),
+                      np.array([requests[k].service_time for k in ks], dtype=float), servers=servers)
+        for k, v in zip(ks, np.ravel(np.asarray(res.response_time, dtype=float))):
+            replies[k] = float(v)
+    groups: dict = {}
+    for k, r in enumerate(requests):
+        if isinstance(r, _Iosq):
+            key = (r.subsystem, r.block_size, r.read_fraction)
+            try:
+                hash(key)
+            except TypeError:
+                key = (id(r.subsystem), r.block_size, r.read_fraction)
+            groups.setdefault(key, []).append(k)
+    for ks in groups.values():
+        first = requests[ks[0]]
+        with quiet_saturation():
+            res = first.subsystem.response_time(np.array([requests[k].io_rate for k in ks], dtype=float),
+                                                first.block_size, first.read_fraction,
+                                                np.array([requests[k].disconnect_time for k in ks], dtype=float))
+        for k, v in zip(ks, np.ravel(np.asarray(res.iosq_time, dtype=float))):
+            replies[k] = float(v)
+    return replies
 
 
 class _Overlay:

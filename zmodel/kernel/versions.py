@@ -938,8 +938,11 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
     fork = w.forks * (c.fork_time + (c.pte_chain_fork_extra if ("rmap" in f and "objrmap" not in f) else 0.0))
     memory = 0.0
     if w.page_events > 0:
-        o = mm_overhead(memory_variant(f), cpus, w.mappings, 0, c.instruction_costs)
-        memory = w.page_events * (float(o.total_time) if np.ndim(cpus) == 0 else np.asarray(o.total_time, float))
+        if np.ndim(cpus) == 0:
+            memory = w.page_events * _page_event_time(memory_variant(f), cpus, w.mappings, c.instruction_costs)
+        else:
+            o = mm_overhead(memory_variant(f), cpus, w.mappings, 0, c.instruction_costs)
+            memory = w.page_events * np.asarray(o.total_time, float)
     hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold
     locks = []
     if "global_runqueue_lock" in f and w.switches > 0:
@@ -948,6 +951,19 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
         locks.append(("io_request_lock", w.io_per_transaction, c.io_lock_hold))
     return dict(user=w.user_time, scheduler=sched, block_io=io, network=net, threads=threads, fork=fork,
                 memory=memory, lock_hold=hold, global_locks=locks)
+
+
+def _page_event_time(variant: str, cpus, mappings, costs) -> float:
+    """``float(mm_overhead(variant, cpus, mappings, 0, costs).total_time)``, once per distinct input [s]."""
+    try:
+        return _page_event_time_cached(variant, cpus, mappings, costs)
+    except TypeError:   # unhashable costs: not cached
+        return float(mm_overhead(variant, cpus, mappings, 0, costs).total_time)
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_event_time_cached(variant: str, cpus, mappings, costs) -> float:
+    return float(mm_overhead(variant, cpus, mappings, 0, costs).total_time)
 
 
 @vectorized
