@@ -33,11 +33,9 @@ def _log_linear_model(a, c, priors):
     return m
 
 
-def test_penalised_fit_equals_the_gls_closed_form():
-    # y = c + A phi + e, e ~ N(0, diag(s^2)); prior phi ~ N(log mu, diag(sigma^2)). Posterior mode and
-    # covariance (Gelman et al., Bayesian Data Analysis, 3rd ed., CRC 2013, ch. 14, "prior information as
-    # additional data points"): phi = (A'WA + P)^-1 (A'W (y - c) + P log mu), C = (A'WA + P)^-1,
-    # W = diag(1/s^2), P = diag(1/sigma^2).
+def _gls_case(scale_covar: bool):
+    """Four log-linear rows with weights 1/s and two log-normal priors, fitted by the engine; the
+    hand side's matrices: W = diag(1/s^2), P = diag(1/sigma^2), mu = log(prior values)."""
     a = np.array([[1.0, 0.5], [0.3, 2.0], [1.5, -0.7], [0.2, 0.1]])
     c = np.array([0.1, -0.2, 0.3, 0.0])
     y = np.array([1.3, 2.9, -0.1, 0.4])
@@ -45,10 +43,19 @@ def test_penalised_fit_equals_the_gls_closed_form():
     pri = [prior(2.0, sigma=0.4, source="test: spec a"), prior(3.0, sigma=0.1, source="test: spec b")]
     ids = [f"doc.y{i}" for i in range(4)]
     fit = calibrate(_log_linear_model(a, c, pri), _data(ids, y), scale="absolute",
-                    weights=dict(zip(ids, 1.0 / s)), scale_covar=False)
+                    weights=dict(zip(ids, 1.0 / s)), scale_covar=scale_covar)
     W = np.diag(1.0 / s ** 2)
     P = np.diag([1.0 / p.sigma ** 2 for p in pri])
     mu = np.log([p.value for p in pri])
+    return a, c, y, s, pri, W, P, mu, fit
+
+
+def test_penalised_fit_equals_the_gls_closed_form():
+    # y = c + A phi + e, e ~ N(0, diag(s^2)); prior phi ~ N(log mu, diag(sigma^2)). Posterior mode and
+    # covariance (Gelman et al., Bayesian Data Analysis, 3rd ed., CRC 2013, ch. 14, "prior information as
+    # additional data points"): phi = (A'WA + P)^-1 (A'W (y - c) + P log mu), C = (A'WA + P)^-1,
+    # W = diag(1/s^2), P = diag(1/sigma^2).
+    a, c, y, s, pri, W, P, mu, fit = _gls_case(scale_covar=False)
     C = np.linalg.inv(a.T @ W @ a + P)
     phi = C @ (a.T @ W @ (y - c) + P @ mu)
     theta = np.exp(phi)
@@ -199,17 +206,7 @@ def test_scaled_covariance_rescales_the_measurements_not_the_priors():
     # scale_covar=True: the weights of the measurements are relative (their scale is estimated from
     # their residuals, s^2 = chi2_data / dof, dof = 4 rows + 2 priors - 2 parameters), the priors'
     # sigma is stated: C_phi = (A'WA / s^2 + P)^-1 at the same posterior mode as above
-    a = np.array([[1.0, 0.5], [0.3, 2.0], [1.5, -0.7], [0.2, 0.1]])
-    c = np.array([0.1, -0.2, 0.3, 0.0])
-    y = np.array([1.3, 2.9, -0.1, 0.4])
-    s = np.array([0.2, 0.5, 0.3, 0.1])
-    pri = [prior(2.0, sigma=0.4, source="test: spec a"), prior(3.0, sigma=0.1, source="test: spec b")]
-    ids = [f"doc.y{i}" for i in range(4)]
-    fit = calibrate(_log_linear_model(a, c, pri), _data(ids, y), scale="absolute",
-                    weights=dict(zip(ids, 1.0 / s)), scale_covar=True)
-    W = np.diag(1.0 / s ** 2)
-    P = np.diag([1.0 / p.sigma ** 2 for p in pri])
-    mu = np.log([p.value for p in pri])
+    a, c, y, s, pri, W, P, mu, fit = _gls_case(scale_covar=True)
     phi = np.linalg.solve(a.T @ W @ a + P, a.T @ W @ (y - c) + P @ mu)
     s2 = float(np.sum(((c + a @ phi - y) / s) ** 2)) / (4 + 2 - 2)
     C = np.linalg.inv(a.T @ W @ a / s2 + P)
