@@ -84,6 +84,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
+    "INTERVAL_LEVEL",
     "MAX_INTEGER",
     "SaturationWarning",
     "as_choice",
@@ -99,6 +100,7 @@ __all__ = [
     "read_csv_rows",
     "table_error",
     "finish",
+    "interval",
     "key_path",
     "quiet_saturation",
     "series_index",
@@ -111,6 +113,9 @@ __all__ = [
 #: largest integer a float64 represents exactly, so every count survives the float
 #: arithmetic of the formulas [1].
 MAX_INTEGER = 2 ** 53
+
+#: The level of every prediction interval the library reports (``<quantity>_lo``/``_hi``).
+INTERVAL_LEVEL = 0.90
 
 _PREFIX: contextvars.ContextVar[str] = contextvars.ContextVar("zmodel_key_prefix", default="")
 
@@ -695,3 +700,21 @@ def read_csv_rows(path, columns: tuple[str, ...]) -> list[list[str]]:
             col = columns[len(row)] if len(row) < len(columns) else f"#{len(row)}"
             raise table_error(path, f"row {number}, column {col!r}", f"has {len(row)} fields, expected {len(columns)}")
     return body
+
+
+def interval(values, axis: int = 0, level: float = INTERVAL_LEVEL):
+    """Equal-tailed ``level`` interval of sampled values: ``(lo, hi)`` quantiles along ``axis``.
+
+    The ``inverted_cdf`` quantile (an observed draw, no interpolation), so that the same seeded
+    draws give the same interval bit for bit.
+
+    >>> lo, hi = interval(range(1, 101))     # the 5th and 95th of 100 draws
+    >>> int(lo), int(hi)
+    (5, 95)
+    """
+    import numpy as np
+
+    tail = (1.0 - level) / 2
+    lo = np.quantile(values, tail, axis=axis, method="inverted_cdf")
+    hi = np.quantile(values, 1.0 - tail, axis=axis, method="inverted_cdf")
+    return (lo[()], hi[()]) if np.ndim(lo) == 0 else (lo, hi)

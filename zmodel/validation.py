@@ -44,6 +44,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+# INTERVAL_LEVEL (re-exported): coverage of the intervals, the 5th and 95th percentiles of the draws
+from zmodel.conventions import INTERVAL_LEVEL, interval
+
 __all__ = ["Prediction", "Predictor", "PREDICTORS", "STATUSES", "predict", "validate", "summary",
            "area_summary", "DEFAULT_SAMPLES", "MAX_SAMPLES", "INTERVAL_LEVEL", "SMALL_BLOCK", "LARGE_BLOCK"]
 
@@ -51,8 +54,6 @@ __all__ = ["Prediction", "Predictor", "PREDICTORS", "STATUSES", "predict", "vali
 DEFAULT_SAMPLES = 200
 #: most draws :func:`validate` takes
 MAX_SAMPLES = 100_000
-#: coverage of the intervals: the 5th and 95th percentiles of the sampled predictions
-INTERVAL_LEVEL = 0.90
 #: "small blocks (4 KB, single track)" of the FICON/zHPF I/O-rate figures [B]
 SMALL_BLOCK = 4096.0
 #: a "large sequential" transfer: one I/O of 1 MiB, where the per-I/O channel time of every
@@ -106,8 +107,7 @@ class Predictor:
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
-    tail = (1.0 - INTERVAL_LEVEL) / 2
-    lo, hi = np.quantile(values, [tail, 1.0 - tail], method="inverted_cdf")
+    lo, hi = interval(values)
     return float(lo), float(hi)
 
 

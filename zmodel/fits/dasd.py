@@ -645,7 +645,7 @@ def project_response_time(parameters, io_rate: float, rate_factors=(1.0, 1.25, 1
 
     import warnings
 
-    from zmodel.conventions import SaturationWarning, warn_saturated
+    from zmodel.conventions import SaturationWarning, interval, warn_saturated
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SaturationWarning)   # reported once below
@@ -656,7 +656,6 @@ def project_response_time(parameters, io_rate: float, rate_factors=(1.0, 1.25, 1
     out = {"rate_factor": factors, "io_rate": io_rate * factors}
     for name, p, d in (("utilization", u0, u), ("waiting_time", w0, w), ("response_time", r0, r)):
         out[name] = p[:, 0]
-        out[f"{name}_lo"] = np.quantile(d, 0.05, axis=1, method="inverted_cdf")
-        out[f"{name}_hi"] = np.quantile(d, 0.95, axis=1, method="inverted_cdf")
+        out[f"{name}_lo"], out[f"{name}_hi"] = interval(d, axis=1)
     out["assumed"] = "start_latency, dasd_mean_end_time (measured), io_rate (given)"
     return pd.DataFrame(out)

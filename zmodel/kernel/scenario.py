@@ -64,7 +64,8 @@ from zmodel.kernel.versions import (
     kernel_version,
 )
 from zmodel.conventions import (
-    as_choice, as_count, as_float_array, as_fraction, as_scalar, quiet_saturation, vectorized,
+    INTERVAL_LEVEL, as_choice, as_count, as_float_array, as_fraction, as_scalar, interval, quiet_saturation,
+    vectorized,
 )
 from zmodel.queueing._params import parameter_info
 from zmodel.store import ParameterStore
@@ -109,8 +110,8 @@ OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_uti
 #: numeric columns of :meth:`Scenario.predict` that get a sampled interval (``<name>_lo``, ``<name>_hi``)
 INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
                     "steal", "memory_overhead")
-#: coverage of the predicted intervals: the 5th and 95th percentiles of the sampled predictions
-INTERVAL_LEVEL = 0.90
+#: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
+#: percentiles of the sampled predictions
 #: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
 MAX_SAMPLES = 100_000
 #: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
@@ -1150,9 +1151,7 @@ class Scenario:
         if samples:
             base = self.predict(sweep)
             stack = self.sampled(sweep, samples, seed, progress=progress, vary_assumed=vary_assumed)
-            tail = (1.0 - INTERVAL_LEVEL) / 2
-            lo = np.quantile(stack, tail, axis=0, method="inverted_cdf")
-            hi = np.quantile(stack, 1.0 - tail, axis=0, method="inverted_cdf")
+            lo, hi = interval(stack, axis=0)
             for k, col in enumerate(INTERVAL_COLUMNS):
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
