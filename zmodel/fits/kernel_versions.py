@@ -78,6 +78,7 @@ import numpy as np
 
 from zmodel.calibration import Model, Parameters, PercentChange, to_dataclass
 from zmodel.fits import Calibration
+from zmodel.fits.kernel_memory import _first_crossing   # the dbench threshold crossings, read alike
 from zmodel.kernel.memory import DbenchMemoryCosts, InstructionCosts
 from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose, compose_many
 
@@ -224,18 +225,6 @@ SHAPE_IDS = (
     "osdl.o1-scheduler-cost",
     "ibmsj.o1-scheduler-constant-time-shape",
 )
-
-
-def _first_crossing(n: np.ndarray, f: np.ndarray, target: float, rising: bool) -> float:
-    """Smallest N where f crosses ``target``, linearly interpolated between integers."""
-    g = (f - target) if rising else (target - f)
-    if g[0] >= 0:
-        return float(n[0])
-    hit = np.nonzero(g >= 0)[0]
-    if hit.size == 0:
-        return float(n[-1])
-    i = hit[0]
-    return float(n[i - 1] + (n[i] - n[i - 1]) * (-g[i - 1]) / (g[i] - g[i - 1]))
 
 
 class KernelVersionsModel(Model):
