@@ -25,7 +25,7 @@ from zmodel.queueing import (
 )
 from zmodel.queueing import ctmc, distributions, loaddep, multiclass, priority, routing
 from zmodel.hardware import channels, crypto, dasd, network, storage
-from zmodel.kernel import hypervisor, iopath, locks, memory, numa, scenario, versions
+from zmodel.kernel import attribution, hypervisor, iopath, locks, memory, numa, scenario, versions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -528,6 +528,9 @@ CASES: list[Case] = [
          dict(compositions=[dict(kernel="2.6.10", workload=workload_profile(), system=system_config(), clients=20),
                             dict(kernel="2.4.21", workload=workload_profile(), system=system_config(),
                                  clients=[1, 20], cpus=[1, 2])]), checked=()),
+    Case("attribution.feature_attribution", attribution.feature_attribution,
+         dict(old="2.4.21", new="2.6.10", workload=workload_profile(), system=system_config(), clients=20),
+         checked=()),
     Case("scenario.kernel_version", scenario.kernel_version, dict(name="2.6.10"), checked=()),
     Case("scenario.Hardware", scenario.Hardware, dict(processor="z990", cpus=4), constructor=True),
     Case("scenario.Hardware.from_dict", scenario.Hardware.from_dict, dict(m={"processor": "z990", "cpus": 4}),
@@ -580,6 +583,8 @@ EXEMPT = {
     "memory.DbenchMemoryModel.demands": "internal step of DbenchMemoryModel.throughput (its pair of demand arrays),"
                                         " covered through it",
     "dasd.LittleCheck": "the result of DasdVolume.little",
+    "attribution.FeatureAttribution": "the result of feature_attribution, checked through it",
+    "attribution.FeatureAttribution.*": "the result's own methods (to_frame), called by test_result_is_named...",
     "versions.SystemResults": "the result of compose_many (a sequence of SystemResult), checked through it",
     "versions.SystemResults.*": "the sequence's own methods (to_frame), called by test_result_is_named...",
     "versions.Feature": "a documented kernel feature (text and provenance), no numbers to check",

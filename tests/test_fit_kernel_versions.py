@@ -51,8 +51,7 @@ def test_specjbb_by_hand(result):
     p = result.params.valuesdict()
     res = result.to_frame("residuals").set_index("id")
     prof = PROFILES["specjbb"]
-    k = p["k_specjbb"]
-    sw, th = prof["switches"] * k, prof["thread_syncs"] * k
+    sw, th = prof["switches"], prof["thread_syncs"]     # the counts as read: no multiplier
     for cpus, id_ in ((4, "osdl.summary-specjbb-4way"), (8, "osdl.summary-specjbb-8way")):
         base26 = prof["user_time"] + sw * (p["switch_time"] + p["runqueue_hold"]) + th * p["thread_sync_time"]
         # 2.4: goodness scan over the c runnable threads, LinuxThreads, global runqueue lock
@@ -84,33 +83,22 @@ def test_dbench_by_hand(result):
 def test_residual_tolerances(result):
     res = result.to_frame("residuals").set_index("id")
     err = res["percent_error"].abs()
-    used = res[res["used_in_fit"]]
-    fitted = np.where(used["satisfied"].fillna(False).astype(bool), 0.0, used["percent_error"].abs())
-    fitted = fitted[np.isfinite(fitted)]                    # the measured 0 % has no relative error
-    assert np.median(fitted) <= 5.0                         # issue target on the fitted numbers
     for id_ in ("ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps"):
         assert err[id_] <= 0.5, id_
     # "drops above 20 processors", read as a peak in [20, 24] CPUs (zmodel/_data/readings.csv):
     # met to the same 0.5 % (the residual is the relative distance outside the interval)
     assert res.loc["ibmsj.dbench-24-drop-above-20cpu", "kind"] == "interval"
     assert abs(res.loc["ibmsj.dbench-24-drop-above-20cpu", "residual"]) <= 0.005
-    for id_ in ("osdl.summary-dbt2-cached-8way", "osdl.summary-reaim-4way", "osdl.summary-reaim-8way",
-                "osdl.iosched-heavy-load"):
-        assert err[id_] <= 2.0, id_
-    for id_ in ("osdl.summary-specweb-4way", "osdl.summary-specweb-8way"):
-        assert err[id_] <= 5.0, id_
-    for id_ in ("osdl.summary-specjbb-4way", "osdl.summary-specjbb-8way", "osdl.summary-dss-8way"):
-        assert err[id_] <= 10.0, id_
+    assert err["osdl.iosched-heavy-load"] <= 2.0
     # light load: within 2.5 percentage points of "same performance"
     assert abs(res.loc["osdl.iosched-light-load", "predicted"]) <= 2.5
-    # NOT explained: SPECjAppServer's 7 -> 14 growth (the shared lock costs give 10 -> 12) ...
-    # The documented values (OSDL "Results Summary": "SPECjAppServer 7 14") and what the model
-    # does with them: a positive gain that grows with the CPUs, but by less than the documented
-    # doubling from 4 to 8 CPUs (no window drawn around today's percent errors).
-    m4, m8 = res.loc["osdl.summary-specjapp-4way", "measured"], res.loc["osdl.summary-specjapp-8way", "measured"]
-    assert (m4, m8) == (7, 14)
-    p4, p8 = res.loc["osdl.summary-specjapp-4way", "predicted"], res.loc["osdl.summary-specjapp-8way", "predicted"]
-    assert 0 < p4 < p8 and p8 - p4 < m8 - m4
+    # the documented direction of every OSDL pair: 2.6 better than 2.4, more so on 8 CPUs than on 4
+    # (OSDL "Results Summary": ReAIM 9.75 -> 27.78, SPECweb99 26 -> 35, SPECjAppServer 7 -> 14,
+    # SPECjbb2000 6 -> 8)
+    for bench in ("reaim", "specweb", "specjapp", "specjbb"):
+        g4, g8 = (res.loc[f"osdl.summary-{bench}-{n}way", "predicted"] for n in (4, 8))
+        m4, m8 = (res.loc[f"osdl.summary-{bench}-{n}way", "measured"] for n in (4, 8))
+        assert 0 < m4 < m8 and 0 < g4 < g8, bench
     # ... and DBT-2 non-cached: I/O bound on 12 disks in the model, so no kernel gain (8.64 printed)
     assert res.loc["osdl.summary-dbt2-noncached-8way", "predicted"] < 1.0
     # the conflicting slide value "4-way: 1%" is predicted, not fitted
@@ -120,6 +108,64 @@ def test_residual_tolerances(result):
     assert res.loc["ibmsj.fig1-similar-upto-4cpu", "predicted"] == pytest.approx(4.0, abs=1e-3)
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "2026-11-26, counts as read (no per-benchmark multipliers): the OSDL pairs miss the issue-5 "
+    "tolerances -- DBT-2 cached 11.3 vs 20, ReAIM 6.4 / 24.9 vs 9.75 / 27.78, SPECweb99 11.0 / 18.6 vs "
+    "26 / 35, SPECjAppServer 16.7 / 30.5 vs 7 / 14, SPECjbb2000 5.2 / 5.9 vs 6 / 8; the targets stay"))
+def test_osdl_pairs_within_the_issue_tolerances(result):
+    res = result.to_frame("residuals").set_index("id")
+    err = res["percent_error"].abs()
+    for id_ in ("osdl.summary-dbt2-cached-8way", "osdl.summary-reaim-4way", "osdl.summary-reaim-8way"):
+        assert err[id_] <= 2.0, id_
+    for id_ in ("osdl.summary-specweb-4way", "osdl.summary-specweb-8way"):
+        assert err[id_] <= 5.0, id_
+    for id_ in ("osdl.summary-specjbb-4way", "osdl.summary-specjbb-8way", "osdl.summary-dss-8way"):
+        assert err[id_] <= 10.0, id_
+    used = res[res["used_in_fit"]]
+    fitted = np.where(used["satisfied"].fillna(False).astype(bool), 0.0, used["percent_error"].abs())
+    fitted = fitted[np.isfinite(fitted)]                    # the measured 0 % has no relative error
+    assert np.median(fitted) <= 5.0                         # issue-5 target on the fitted numbers
+
+
+def test_no_parameter_belongs_to_one_benchmark(result):
+    # issue 12 part 3: every OSDL benchmark's gain moves with a free parameter that also moves
+    # another benchmark's (its rows are predictable from the others), and no free parameter is a
+    # multiplier of one benchmark's activity counts
+    from zmodel.fits.kernel_versions import BENCHMARKS, KernelVersionsModel
+
+    m = KernelVersionsModel()
+    p = result.params.valuesdict()
+    free = [n for n in result.params if result.params[n].vary]
+    assert not [n for n in free if n.startswith("k_")]
+    ids = [i for i in OSDL_ROWS if i not in EXCLUDED]
+    base = {i: m.predict(i, p) for i in ids}
+    moves = {}
+    for n in free:
+        q = dict(p, **{n: p[n] * 1.3 + 1e-9})
+        moves[n] = {BENCHMARKS[i] for i in ids if m.predict(i, q) != base[i]}
+    for bench in {BENCHMARKS[i] for i in ids}:
+        assert any(bench in g and len(g) > 1 for g in moves.values()), (bench, moves)
+
+
+def test_rows_are_composed_on_their_platform():
+    # every fitted row's figure is composed on the platform the catalog records for it
+    from zmodel.fits.kernel_versions import DBENCH_PLATFORM, IOSCHED_ROWS, KernelVersionsModel
+
+    rows = measurements().set_index("id")
+    m = KernelVersionsModel()
+    p = m.parameters().valuesdict()
+    for id_, (bench, cpus) in OSDL_ROWS.items():
+        assert m.composition(bench, cpus, "2.6.0", p)["system"].platform == rows.loc[id_, "platform"] == "x86"
+    for id_ in IOSCHED_ROWS:
+        assert m.system("dss", 8, p).platform == rows.loc[id_, "platform"]
+    for id_ in DBENCH_ROWS:
+        assert rows.loc[id_, "platform"] == DBENCH_PLATFORM == "zSeries"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "2026-11-26: antic_miss's standard error is 104 % of its value (the LUN time and the miss "
+    "probability trade off, C = -0.98, on the three decision-support rows; the larger residual "
+    "variance without the per-benchmark multipliers widens every standard error)"))
 def test_parameters_identified(result):
     t = result.parameter_table
     free = t[t["vary"]]
@@ -138,15 +184,12 @@ def test_shape_claims(result):
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-25, from the declared defaults after the interval readings and priors: median 51.9 % "
-    "(40.6 % over the predictable rows), 11 of 18 rows unpredictable without themselves, 2 refits not "
-    "converged -- the per-benchmark activity multipliers (issue 12 part 3) leave each pair's rows to "
-    "themselves; the targets below stay as the goal, not widened"))
+    "2026-11-26, counts as read (no per-benchmark multipliers), from the declared defaults: median "
+    "44.4 % (53.5 % over the predictable rows), 8 of 18 rows unpredictable without themselves, every "
+    "refit converged (2026-11-25 with the multipliers: 51.9 %, 11 unpredictable, 2 not converged); "
+    "the targets below stay as the goal, not widened"))
 def test_leave_one_out():
-    # ~90 s. Figures at the time of writing: median |error| of the left-out percent-change /
-    # value 18.6 % over all 18 rows, 14.1 % over the rows whose refit stays identified; the dbench
-    # rows predict each other within 1 %, the pairs (ReAIM, SPECweb99, SPECjAppServer) do not:
-    # their 4 -> 8-way growth is carried by one shared lock cost and one multiplier per pair.
+    # ~25 s (18 refits).
     cv = cross_validate_kernel_versions().set_index("id")
     a = cv["percent_error_loo"].abs()
     assert a[["ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps",
@@ -158,10 +201,10 @@ def test_leave_one_out():
 
 @pytest.mark.slow
 def test_leave_one_benchmark_out():
-    # issue 11 part 3: every row of one benchmark left out at a time, refits from the declared
-    # defaults. Only the left-out benchmark's rows carry its activity multiplier (PROFILES: one
-    # k_<benchmark> per benchmark), so its refit cannot identify it: the left-out prediction
-    # rests on the multiplier's declared start (1), and the row is reported as unpredictable.
+    # issue 11 part 3 / issue 12 part 3: every row of one benchmark left out at a time, refits from
+    # the declared defaults. No parameter belongs to one OSDL benchmark any more, so every left-out
+    # OSDL benchmark is predicted from the costs the others set; only the dbench rows read the
+    # dbench parameters (CPU per page, the purge costs), so without them those stay unidentified.
     from zmodel.fits.kernel_versions import BENCHMARKS, CALIBRATION
 
     cv = CALIBRATION.cross_validate(grouped=True)
@@ -169,13 +212,22 @@ def test_leave_one_benchmark_out():
     assert set(cv["group"]) == set(BENCHMARKS.values())
     assert (cv["group"] == cv["id"].map(BENCHMARKS)).all()
     assert cv.attrs["failed_refits"] == int((~cv.drop_duplicates("group")["success"]).sum())
-    own = {"DBT-2": "k_dbt2", "ReAIM": "k_reaim", "SPECweb99": "k_specweb", "SPECjAppServer": "k_specjapp",
-           "SPECjbb2000": "k_specjbb"}
-    for _, row in cv.iterrows():
-        if row["group"] in own:
-            assert own[row["group"]] in row["unidentified_without"].split(", "), row["id"]
-            assert not row["predictable"]
+    assert not cv["unidentified_without"].str.contains("k_").any()
+    for _, row in cv[cv["group"] == "dbench"].iterrows():
+        assert {"dbench_cpu_time", "purge", "purge_per_cpu"} <= set(row["unidentified_without"].split(", "))
+        assert not row["predictable"]
     assert set(cv.attrs["by_group"]) == set(BENCHMARKS.values())
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "2026-11-26, counts as read: leave-one-benchmark-out median 64.9 % (dbench 65 %, decision "
+    "support 50 %, DBT-2 77 %, ReAIM 39 %, SPECweb99 77 %, SPECjAppServer 270 %, SPECjbb2000 20 %); "
+    "the issue-12 target (25 %) stays"))
+def test_leave_one_benchmark_out_target():
+    from zmodel.fits.kernel_versions import CALIBRATION
+
+    assert CALIBRATION.cross_validate(grouped=True).attrs["median_abs_percent_error"] <= 25.0
 
 
 def test_memo_keys_leave_out_only_unread_parameters():

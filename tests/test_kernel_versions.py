@@ -215,8 +215,10 @@ workloads = st.builds(
     switches=st.floats(0, 10), io_per_transaction=st.floats(0, 4), block_size=st.sampled_from([4096.0, 65536.0]),
     read_fraction=st.floats(0, 1), network_requests=st.floats(0, 4), thread_syncs=st.floats(0, 20),
     read_think_time=st.floats(0, 2e-3))
-systems = st.builds(SystemConfig, cpus=st.integers(1, 12), disks=st.integers(1, 16),
-                    disk_time=st.floats(1e-4, 8e-3), highmem=st.booleans(),
+systems = st.builds(lambda highmem, platform, **kw: SystemConfig(highmem=highmem and platform == "x86",
+                                                                 platform=platform, **kw),
+                    highmem=st.booleans(), platform=st.sampled_from(["x86", "zSeries"]),
+                    cpus=st.integers(1, 12), disks=st.integers(1, 16), disk_time=st.floats(1e-4, 8e-3),
                     dispatch_fraction=st.floats(0.05, 1.0))
 
 
@@ -645,3 +647,32 @@ def test_compose_many_equals_compose_one_by_one():
         compose_many([dict(kernel="2.6.0", workload=web, system=SystemConfig(cpus=1), cpu=2)])
     with pytest.raises(ValueError, match=r"compositions\[0\] must give system"):
         compose_many([dict(kernel="2.6.0", workload=web)])
+
+
+# --------------------------------------------------------------------------- platforms
+def test_platform_decides_which_mechanisms_apply():
+    # x86 alone has high memory behind bounce buffers; zSeries alone has the storage-key / purge
+    # primitives, DIAG 44 / 9C and z/VM
+    from zmodel.kernel.hypervisor import CpCosts
+
+    with pytest.raises(ValueError, match="platform must be one of x86, ia64, zSeries, got 'sparc'"):
+        SystemConfig(cpus=1, platform="sparc")
+    with pytest.raises(ValueError, match="highmem .* exists on platform 'x86' only, got platform 'zSeries'"):
+        SystemConfig(cpus=1, highmem=True)
+    with pytest.raises(ValueError, match="cp_costs .* needs platform 'zSeries', got 'ia64'"):
+        SystemConfig(cpus=1, platform="ia64", cp_costs=CpCosts())
+    w = WorkloadProfile("w", clients=2, user_time=1e-4, page_events=1)
+    with pytest.raises(ValueError, match="page_events model the zSeries .* platform 'x86' has none"):
+        compose("2.6.6", w, SystemConfig(cpus=2, platform="x86"))
+    # an overcommitted x86 guest spins on its locks (no DIAG instruction); on zSeries 2.4 yields
+    w = WorkloadProfile("w", clients=4, user_time=1e-4, switches=2)
+    s = dict(cpus=4, dispatch_fraction=0.5, overcommit=2.0)
+    assert compose("2.4.21", w, SystemConfig(**s)).parameters["spin_strategy"] == "diag44"
+    assert compose("2.4.21", w, SystemConfig(platform="x86", **s)).parameters["spin_strategy"] == "spin"
+
+
+def test_platforms_are_the_catalogs():
+    from zmodel.data import PLATFORMS as CATALOG_PLATFORMS
+    from zmodel.kernel.versions import PLATFORMS
+
+    assert PLATFORMS == CATALOG_PLATFORMS

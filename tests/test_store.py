@@ -115,6 +115,18 @@ def test_draws_are_clipped_to_the_bounds():
     assert d["a"].min() == 0.0 and d["a"].max() <= 1.0
 
 
+def test_a_covariance_interval_stops_at_the_bounds():
+    # value 1, standard error 1: value +- 1.645 se = [-0.645, 2.645], cut to the bounds [0, 2]
+    import pandas as pd
+    from types import SimpleNamespace
+
+    table = pd.DataFrame({"value": [1.0], "stderr": [1.0], "vary": [True], "identifiable": [True],
+                          "min": [0.0], "max": [2.0], "unit": ["s"], "source": [""]}, index=["h"])
+    area = store.area_from_result("x", SimpleNamespace(parameter_table=table))
+    assert area.parameters["h"].interval == (0.0, 2.0)
+    assert area.parameters["h"].method == "covariance"
+
+
 def test_sample_rejects_a_bad_count():
     with pytest.raises(ValueError, match="n must be"):
         _store(x=TWO).sample(-1)

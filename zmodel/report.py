@@ -214,6 +214,15 @@ def demonstration() -> str:
     return head + "\n" + table.to_string(index=False, float_format=lambda v: f"{v:.4f}")
 
 
+def _area_tables(target: str) -> dict:
+    """The further tables a calibration declares (:attr:`zmodel.fits.Calibration.tables`)."""
+    try:
+        cal = _registry.load(target)
+    except _registry.CalibrationUnavailable:
+        return {}
+    return dict(getattr(cal, "tables", None) or {})
+
+
 def _kernel_area(target: str) -> str | None:
     """``"zmodel.fits.kernel_locks:CALIBRATION"`` -> ``"locks"`` (else None)."""
     module, _, func = target.partition(":")
@@ -278,6 +287,8 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
                     from zmodel.fits.kernel_report import group_report
 
                     text += "\n\n" + group_report(cal.cross_validate(grouped=True))
+                for name, table in (getattr(cal, "tables", None) or {}).items():
+                    text += f"\n\n[[{name}]]\n" + table(result).to_string(index=False)
             except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
                 if on_error is None:
                     raise
@@ -1117,6 +1128,9 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
         if len(shapes):
             parts.append("<h4>Shape checks (not fitted)</h4>")
             parts.append(_fmt_table(shapes))
+        for name, table in _area_tables(target).items():
+            parts.append(f"<h4>{html.escape(name)}</h4>")
+            parts.append(_fmt_table(table(result)))
         parts.append(f"<details><summary>text report</summary><pre>{html.escape(result.report())}</pre></details>")
         parts.append("</details>")
     parts.append("<details><summary>Queueing core demonstration (exact MVA beside its bounds)</summary>")

@@ -512,8 +512,9 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
 
     A free parameter is *calibrated*; its 90 % interval is the result's ``lo90``/``hi90``
     when the parameter table has them (with ``interval_method``), else value ±
-    1.645 standard errors (``covariance``), else none (not identifiable: a sampler then
-    uses its plausible range). Fixed parameters are stored as assumed, with their value. A
+    1.645 standard errors (``covariance``) cut to the parameter's bounds (the physical limits
+    the draws are clipped to as well: a hold time is never negative), else none (not
+    identifiable: a sampler then uses its plausible range). Fixed parameters are stored as assumed, with their value. A
     free parameter with a prior (a public specification) stores the prior-informed value and
     interval; its method says so.
     """
@@ -524,20 +525,23 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
     for name, row in t.iterrows():
         free = bool(row.get("vary", False))
         interval, method = None, ""
+        bounds = None
+        if np.isfinite(row.get("min", math.nan)) and np.isfinite(row.get("max", math.nan)):
+            bounds = (float(row["min"]), float(row["max"]))
         if free:
             lo, hi = row.get("lo90", math.nan), row.get("hi90", math.nan)
             if np.isfinite(lo) and np.isfinite(hi):
                 interval, method = (float(lo), float(hi)), str(row.get("interval_method", "") or "interval")
             elif np.isfinite(row.get("stderr", math.nan)) and bool(row.get("identifiable", True)):
                 se = float(row["stderr"])
-                interval, method = (float(row["value"]) - Z90 * se, float(row["value"]) + Z90 * se), "covariance"
+                lo, hi = float(row["value"]) - Z90 * se, float(row["value"]) + Z90 * se
+                if bounds is not None:
+                    lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+                interval, method = (lo, hi), "covariance"
             else:
                 method = "not determined by the data: sample the plausible range"
             if name in with_prior:   # the value and interval are posterior: documents and specification
                 method += " (with the public specification as prior)"
-        bounds = None
-        if np.isfinite(row.get("min", math.nan)) and np.isfinite(row.get("max", math.nan)):
-            bounds = (float(row["min"]), float(row["max"]))
         params[str(name)] = StoredParameter(name=str(name), value=float(row["value"]), unit=str(row.get("unit", "")),
                                             calibrated=free, interval=interval, method=method,
                                             source=str(row.get("source", "")), bounds=bounds)

@@ -129,6 +129,10 @@ class Calibration:
     groups : mapping id -> str
         Rows that share a cause (the benchmark they come from): ``cross_validate(grouped=True)``
         leaves out a whole group at a time; empty: no grouped cross-validation.
+    tables : mapping title -> callable
+        Further tables of the area that the report shows with its fit: ``table(result)`` returns
+        a pandas DataFrame computed at the fit's parameters (e.g. the kernel-version feature
+        attribution).
     """
 
     area: str
@@ -150,6 +154,7 @@ class Calibration:
     read_measurements: Callable | None = None
     to_store_area: Callable | None = None
     groups: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tables: Mapping[str, Callable] = dataclasses.field(default_factory=dict)
     _results: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):

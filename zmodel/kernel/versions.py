@@ -83,6 +83,7 @@ __all__ = [
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
     "FIXED_POINT_TOL",
+    "PLATFORMS",
     "format_parameters",
 ]
 
@@ -95,6 +96,9 @@ _ALTIX = "003_b2fdde8a1106fead.txt"
 FIXED_POINT_ITERATIONS = 6
 #: a composition whose last fixed-point pass changes a utilization by less than this has converged [1]
 FIXED_POINT_TOL = 1e-6
+#: processor architectures of a composed system (:class:`SystemConfig`), as the catalog records
+#: the platform of each documented figure (:data:`zmodel.data.PLATFORMS`)
+PLATFORMS = ("x86", "ia64", "zSeries")
 #: the I/O schedulers a version may offer (feature ``<name>_scheduler``)
 IO_SCHEDULERS = ("deadline", "anticipatory", "cfq", "noop")
 
@@ -703,6 +707,12 @@ class SystemConfig:
         The z/VM control program's CPU per guest I/O and per virtual-CPU dispatch when the
         system is a z/VM guest (:func:`zmodel.kernel.hypervisor.cp_overhead`); ``None``
         (default): no z/VM, bare metal or an LPAR.
+    platform : str
+        The processor architecture, one of :data:`PLATFORMS` (default ``"zSeries"``). It
+        decides which platform mechanisms apply: x86 alone has high memory behind bounce
+        buffers (``highmem``); zSeries alone has the storage-key and TLB-purge primitives
+        of :func:`zmodel.kernel.memory.mm_overhead` (``page_events``), the DIAG 44 / 9C
+        spinlock yields and z/VM (``cp_costs``); elsewhere a spinlock spins.
 
     Examples
     --------
@@ -722,8 +732,16 @@ class SystemConfig:
     highmem: bool = False
     devices: int = 1
     cp_costs: Any = None
+    platform: str = "zSeries"
 
     def __post_init__(self):
+        if self.platform not in PLATFORMS:
+            raise ValueError(f"platform must be one of {', '.join(PLATFORMS)}, got {self.platform!r}")
+        if self.highmem and self.platform != "x86":
+            raise ValueError(f"highmem (memory behind 2.4 bounce buffers) exists on platform 'x86' only, "
+                             f"got platform {self.platform!r}")
+        if self.cp_costs is not None and self.platform != "zSeries":
+            raise ValueError(f"cp_costs (a z/VM guest) needs platform 'zSeries', got {self.platform!r}")
         check_fields(self, counts={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
                      flags=("highmem",), skip=("channel_demands", "dispatch_fraction", "cp_costs"))
         if self.cp_costs is not None:
@@ -938,6 +956,9 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
     fork = w.forks * (c.fork_time + (c.pte_chain_fork_extra if ("rmap" in f and "objrmap" not in f) else 0.0))
     memory = 0.0
     if w.page_events > 0:
+        if s.platform != "zSeries":
+            raise ValueError(f"page_events model the zSeries storage-key and TLB-purge primitives; platform "
+                             f"{s.platform!r} has none of them (give page_events = 0)")
         if np.ndim(cpus) == 0:
             memory = w.page_events * _page_event_time(memory_variant(f), cpus, w.mappings, c.instruction_costs)
         else:
@@ -1249,6 +1270,8 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
     p.f, p.w, p.s, p.c, p.sched, p.pop, p.ncpu, p.B = f, w, s, c, sched, pop, ncpu, pop.size
     p.scalar = (clients is None or np.ndim(clients) == 0) and (cpus is None or np.ndim(cpus) == 0)
     p.cpus_param = cpus_param
+    if s.platform != "zSeries":   # DIAG 44 / 9C are zSeries instructions: elsewhere a spinlock spins
+        strategy = "spin"
     p.strategy = strategy
     # every term of kernel_cpu_time but the 2.4 scan (it follows the runnable tasks of each pass)
     t = _cpu_terms(f, w, s, c, 1.0, cpus_param if cpus is None else ncpu)
