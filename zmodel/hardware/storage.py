@@ -38,7 +38,7 @@ E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
 Performance*, Prentice Hall 1984, §5.2 (asymptotic bounds), ch. 6 (MVA).
 IBM Redbooks SG24-5465 (ESS F models), SG24-6424 (ESS Model 800), SG24-6786 (DS8000
 Architecture and Implementation): ranks of 8 disk drives in RAID-5, cache, NVS.
-IBM Redbook SG24-6452, B. Dufrasne et al., *IBM TotalStorage DS8000 Series: Concepts and
+IBM Redbook SG24-6452, *IBM TotalStorage DS8000 Series: Concepts and
 Architecture*, IBM ITSO 2005, ch. 12, §12.2.2-12.2.3, p. 256: the ESS's "internal structures
 and buses" and host bays as its architectural limits (the internal data path).
 IBM Redbook SG24-7145-00, C. Warrick et al., *IBM TotalStorage DS6000 Series: Performance
