@@ -218,7 +218,7 @@ def _ess800_sequential(op: str) -> Callable:
 
 
 def _drive_15k():
-    """The catalog's 15,000 rpm drive (DS8300 / ESS-800; storage_servers.csv cites the Ultrastar 15K147, values NOT verified)."""
+    """The catalog's 15,000 rpm drive (DS8300 / ESS-800; Ultrastar 15K147 cited, values NOT verified)."""
     from zmodel.hardware.storage import StorageServer
     return StorageServer.from_catalog("DS8300").disk
 
