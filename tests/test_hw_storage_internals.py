@@ -62,6 +62,28 @@ def test_sequential_read_and_write_saturate_at_their_own_rates():
     assert (plain.bottleneck, plain.max_data_rate) == ("device_adapters", pytest.approx(875e6))
 
 
+def test_internal_path_carries_reads_and_writes_alike():
+    """Internal data path 500 MB/s, mirroring 350 MB/s, 1 MiB requests (links 6400 MB/s, disks 9600 MB/s).
+
+    read : internal 1 x size -> 500 MB/s                                   => 500 MB/s, internal
+    write: internal 1 x size -> 500 MB/s; mirror 1 x size -> 350 MB/s      => 350 MB/s, mirror
+    write without mirroring                                                => 500 MB/s, internal
+    4 KiB random read hits: 500e6 / 4096 = 122,070.3/s (links 6400e6 / 4096 = 1,562,500/s)
+    """
+    s = server(internal_rate=500e6, mirror_rate=350e6)
+    rd, wr = s.saturation("sequential_read", MIB), s.saturation("sequential_write", MIB)
+    assert (rd.bottleneck, rd.max_data_rate) == ("internal", pytest.approx(500e6))
+    assert rd.internal_limit * MIB == pytest.approx(500e6) and wr.internal_limit * MIB == pytest.approx(500e6)
+    assert (wr.bottleneck, wr.max_data_rate) == ("mirror", pytest.approx(350e6))
+    plain = server(internal_rate=500e6, mirror_rate=350e6, nvs_mirroring=False).saturation("sequential_write", MIB)
+    assert (plain.bottleneck, plain.max_data_rate) == ("internal", pytest.approx(500e6))
+    hits = s.saturation("random_read", 4096, hit_ratio=1.0)
+    assert (hits.bottleneck, hits.max_io_rate) == ("internal", pytest.approx(500e6 / 4096))
+    # closed load with many threads and the NVS destage respect the bound too
+    assert s.closed_load(64, "sequential_read", MIB).data_rate == pytest.approx(500e6)
+    assert server(internal_rate=500e6).nvs(10.0, MIB, "sequential_write").destage_rate == pytest.approx(500e6 / MIB)
+
+
 def test_cache_bandwidth_counts_staging_on_misses():
     """Random 4 KiB reads, hit ratio 0.25, cache 1 GB/s: (1 + 0.75) x 4096 B per read -> 139508.9/s."""
     s = server(cache_bandwidth=1e9)
@@ -81,7 +103,7 @@ def test_cluster_processors_bound_cache_hits():
 def test_new_limits_default_to_not_limiting():
     sat = server().saturation("sequential_write", MIB)
     assert math.isinf(sat.device_adapter_limit) and math.isinf(sat.cluster_limit)
-    assert math.isinf(sat.cache_limit) and math.isinf(sat.mirror_limit)
+    assert math.isinf(sat.cache_limit) and math.isinf(sat.mirror_limit) and math.isinf(sat.internal_limit)
     # links: 32 x 0.8 x 2e9 / 8 = 6400 MB/s; disks 128 x 75e6 x 7/8 = 8400 MB/s
     assert (sat.bottleneck, sat.max_data_rate) == ("links", pytest.approx(6400e6))
 
@@ -151,6 +173,7 @@ def test_hit_ratio_agrees_with_seeded_lru_simulation():
     (dict(cluster_time=-1e-6), "cluster_time"),
     (dict(device_adapters=0), "device_adapters must be a positive integer"),
     (dict(mirror_rate=0.0), "mirror_rate"),
+    (dict(internal_rate=-1.0), "internal_rate"),
     (dict(nvs_mirroring="yes"), "nvs_mirroring must be True or False"),
 ])
 def test_server_errors(kwargs, message):
@@ -173,7 +196,7 @@ def test_catalog_rows_set_the_internal_limits(tmp_path):
     The folder is synthetic (values of the test above, not sourced figures): with 4 device
     adapters x 250 MB/s, 3 GB/s cache and 0.5 GB/s mirroring, 1 MiB sequential writes saturate
     at the mirror, 500 MB/s, and reads at the device adapters, 1000 MB/s (hand computation above);
-    the shipped catalog, without such rows, leaves every limit at 'not a limit'.
+    the shipped catalog sources only the ESS-800's internal path and mirroring (checked at the end).
     """
     import csv
 
@@ -182,7 +205,9 @@ def test_catalog_rows_set_the_internal_limits(tmp_path):
 
     src = catalog.data_folder(None) / "hardware" / "storage_servers.csv"
     with open(src, newline="", encoding="utf-8") as f:
-        rows = [r for r in csv.DictReader(f) if r["name"] == "ESS-800"]
+        # the ESS-800's shipped limit rows are replaced by the synthetic ones below
+        rows = [r for r in csv.DictReader(f)
+                if r["name"] == "ESS-800" and r["parameter"] not in StorageServer.CATALOG_LIMITS]
     extra = [("device_adapters", "4", "count"), ("device_adapter_rate", "250", "MB/s"),
              ("cache_bandwidth", "3", "GB/s"), ("mirror_rate", "500", "MB/s"), ("clusters", "2", "count"),
              ("cluster_time", "50", "us"), ("host_adapter_rate", "10000", "IO/s")]
@@ -201,5 +226,11 @@ def test_catalog_rows_set_the_internal_limits(tmp_path):
     wr = s.saturation("sequential_write", MIB)
     assert (wr.bottleneck, wr.max_data_rate) == ("mirror", pytest.approx(500e6))
     assert s.saturation("sequential_read", MIB).max_data_rate == pytest.approx(1000e6)
+    # the shipped catalog sources two ESS-800 limits (Redbook SG24-7145 p. 48: 'about 500 MB/s for highly
+    # sequential reads and about 350 MB/s for sequential writes') and leaves the others at 'not a limit'
     shipped = StorageServer.from_catalog("ESS-800")
-    assert math.isinf(shipped.mirror_rate) and math.isinf(shipped.device_adapter_rate)
+    assert (shipped.internal_rate, shipped.mirror_rate) == (500e6, 350e6)
+    assert math.isinf(shipped.device_adapter_rate) and math.isinf(shipped.cache_bandwidth)
+    for name in ("ESS-F20", "DS8300"):
+        other = StorageServer.from_catalog(name)
+        assert math.isinf(other.internal_rate) and math.isinf(other.mirror_rate)

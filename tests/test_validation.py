@@ -66,7 +66,8 @@ def test_catalog_checks_are_the_rows_a_hardware_catalog_names(figures):
 def test_statuses(table):
     counts = table["status"].value_counts().to_dict()
     assert set(counts) <= set(validation.STATUSES)
-    assert counts["catalog check"] == 6   # five zHPF/Express8S catalog rows, one drive-seek prior
+    # five zHPF/Express8S catalog rows, one drive-seek prior, the ESS 800's two aggregate rates (SG24-7145)
+    assert counts["catalog check"] == 8
     inexpressible = table[table["status"] == "inexpressible"]
     assert inexpressible["predicted"].isna().all() and (inexpressible["missing"].str.len() > 0).all()
     shown = table[table["status"] != "inexpressible"]
@@ -112,11 +113,17 @@ def test_zhpf_catalog_checks_read_the_catalog_back():
         1600, rel=1e-12)
 
 
-def test_ess800_sequential_read_by_hand():
+def test_ess800_sequential_read_and_write_by_hand():
+    # Bottleneck law (Lazowska et al. 1984, §5.2) over the resources a 1 MiB sequential request uses.
     links = 16 * 2e9 * 0.8 / 8          # 16 host links at 2 Gbit/s: 3.2 GB/s
     disks = 128 * 75e6                  # 128 drives streaming 75 MB/s each (storage_servers.csv): 9.6 GB/s
+    internal = 500e6                    # SG24-7145 p. 48: 'about 500 MB/s for highly sequential reads'
+    mirror = 350e6                      # SG24-7145 p. 48: 'about 350 MB/s for sequential writes'
+    destage = disks * 7 / 8             # RAID-5 7+P full-stride writes: 8/7 disk bytes per byte: 8.4 GB/s
     assert validation.predict("val.storage.ess800-turbo-seq-read-mbps", samples=0).predicted == pytest.approx(
-        min(links, disks) / 1e6, rel=1e-12)
+        min(links, disks, internal) / 1e6, rel=1e-12)                      # 500: the internal path
+    assert validation.predict("val.storage.ess800-turbo-seq-write-mbps", samples=0).predicted == pytest.approx(
+        min(links, destage, internal, mirror) / 1e6, rel=1e-12)            # 350: the mirroring path
 
 
 def test_disk_figures_by_hand():

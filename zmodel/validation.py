@@ -208,14 +208,17 @@ def _feature_ratio(end: str) -> Callable:
 
 
 # --------------------------------------------------------------------------- storage, disks
-def _ess800_seq_read(p) -> float:
-    from zmodel.hardware.storage import StorageServer
-    server = StorageServer.from_catalog("ESS-800", links=16, host_adapters=16)
-    return float(np.asarray(server.saturation("sequential_read", LARGE_BLOCK).max_data_rate)) / 1e6
+def _ess800_sequential(op: str) -> Callable:
+    """Saturation data rate [MB/s] of the catalog's ESS-800 with 16 FICON links for 1 MiB ``op`` requests."""
+    def f(p):
+        from zmodel.hardware.storage import StorageServer
+        server = StorageServer.from_catalog("ESS-800", links=16, host_adapters=16)
+        return float(np.asarray(server.saturation(op, LARGE_BLOCK).max_data_rate)) / 1e6
+    return f
 
 
 def _drive_15k():
-    """The catalog's 15,000 rpm drive (DS8300 / ESS-800: Hitachi Ultrastar 15K147 specifications)."""
+    """The catalog's 15,000 rpm drive (DS8300 / ESS-800; Ultrastar 15K147 cited, values NOT verified)."""
     from zmodel.hardware.storage import StorageServer
     return StorageServer.from_catalog("DS8300").disk
 
@@ -348,7 +351,11 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         "read, write and read+write", (), _feature_ratio("high")),
     "val.storage.ess800-turbo-seq-read-mbps": Predictor(
         "ESS-800 (catalog) with 16 host links at 2 Gbit/s, 1 MiB sequential reads: saturation data rate "
-        "(StorageServer.saturation)", (), _ess800_seq_read),
+        "(StorageServer.saturation: links, disks, internal data path)", (), _ess800_sequential("sequential_read")),
+    "val.storage.ess800-turbo-seq-write-mbps": Predictor(
+        "ESS-800 (catalog) with 16 host links at 2 Gbit/s, 1 MiB sequential writes: saturation data rate "
+        "(StorageServer.saturation: links, destage to RAID-5, internal data path, NVS mirroring)", (),
+        _ess800_sequential("sequential_write")),
     "val.disks.ultrastar-15k450-450gb-read-seek": Predictor(
         "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
         (), _seek_15k),

@@ -9,7 +9,8 @@ Three components, each a frozen dataclass in SI units:
   host operation (small-write penalty of 4, full-stride writes);
 * :class:`StorageServer` — cache (read hit/miss), NVS fast write mirrored into the other
   cluster with destage to the ranks, ranks of disks (RAID-5 or RAID-10), device
-  adapters, cluster processors, cache bandwidth, host adapters and host links;
+  adapters, cluster processors, cache bandwidth, the internal data path between host
+  adapters and clusters, host adapters and host links;
 * :func:`lru_hit_ratio` — read hit ratio from cache size and workload footprint (Che's
   approximation of LRU).
 
@@ -37,6 +38,12 @@ E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
 Performance*, Prentice Hall 1984, §5.2 (asymptotic bounds), ch. 6 (MVA).
 IBM Redbooks SG24-5465 (ESS F models), SG24-6424 (ESS Model 800), SG24-6786 (DS8000
 Architecture and Implementation): ranks of 8 disk drives in RAID-5, cache, NVS.
+IBM Redbook SG24-6452, *IBM TotalStorage DS8000 Series: Concepts and
+Architecture*, IBM ITSO 2005, ch. 12, §12.2.2-12.2.3, p. 256: the ESS's "internal structures
+and buses" and host bays as its architectural limits (the internal data path).
+IBM Redbook SG24-7145-00, C. Warrick et al., *IBM TotalStorage DS6000 Series: Performance
+Monitoring and Tuning*, IBM ITSO, December 2005, p. 48: the ESS 800's aggregated sequential
+read and write bandwidth.
 """
 from __future__ import annotations
 
@@ -440,6 +447,9 @@ class SaturationResult(Result):
     device_adapter_limit, cluster_limit, cache_limit, mirror_limit : float or ndarray
         Capacity of the device adapters, the cluster processors, the cache bandwidth
         and the cross-cluster NVS mirroring path (``inf`` when not a limit) [1/s].
+    internal_limit : float or ndarray
+        Capacity of the internal data path between host adapters and clusters
+        (``inf`` when not a limit) [1/s].
     """
 
     max_io_rate: Any
@@ -452,6 +462,7 @@ class SaturationResult(Result):
     cluster_limit: Any = math.inf
     cache_limit: Any = math.inf
     mirror_limit: Any = math.inf
+    internal_limit: Any = math.inf
 
 
 @dataclasses.dataclass(frozen=True)
@@ -567,6 +578,10 @@ class StorageServer:
         Every write is copied into the NVS of the other cluster before it completes.
     mirror_rate : float, default inf
         Bytes per second of the path that carries the NVS copies between clusters [B/s].
+    internal_rate : float, default inf
+        Bytes per second of host data the internal data path between the host adapters
+        and the clusters (host bays, internal buses) carries, reads and writes together
+        (``inf``: not a limit) [B/s].
 
     Notes
     -----
@@ -587,9 +602,14 @@ class StorageServer:
       Redbook SG24-6786 / SG24-6452, ch. 4 "RAS", Figure 4-3 "Normal data flow", p. 69:
       data written to cache of the owning server, then to the NVS of the alternate
       server, then the write is reported complete, then destaged);
+    * internal data path: every request, read or write, moves its ``size`` bytes
+      between the host adapters and the cluster that owns the volume, over ``internal_rate``
+      (SG24-6452, §12.2.2-12.2.3, p. 256: the ESS's "internal structures and buses" and
+      host bays as its limits; an aggregate rate where no component rate is published);
     * saturation :math:`X_{max} = \min_k c_k / D_k` over links, host adapters, disks
-      and the four sets above (Lazowska et al. 1984, §5.2). Reads and writes therefore
-      saturate at their own rates once the cache, mirroring or device adapters bind.
+      and the five sets above (Lazowska et al. 1984, §5.2). Reads and writes therefore
+      saturate at their own rates once the cache, mirroring or device adapters bind,
+      e.g. reads at the internal path and writes at the (slower) mirroring path.
 
     Writes are fast writes into NVS; in steady state the back end must destage every
     write, so long-run write throughput is bounded by the destage capacity; the NVS
@@ -624,6 +644,7 @@ class StorageServer:
     cache_bandwidth: float = math.inf
     nvs_mirroring: bool = True
     mirror_rate: float = math.inf
+    internal_rate: float = math.inf
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -644,7 +665,7 @@ class StorageServer:
         object.__setattr__(self, "rank_width", RaidRank(self.disk, width, self.raid_level).width)
         for n in ("device_adapters", "clusters"):
             object.__setattr__(self, n, as_count(n, getattr(self, n)))
-        for n in ("device_adapter_rate", "cache_bandwidth", "mirror_rate"):
+        for n in ("device_adapter_rate", "cache_bandwidth", "mirror_rate", "internal_rate"):
             object.__setattr__(self, n, as_scalar(n, getattr(self, n), positive=True, allow_inf=True))
         object.__setattr__(self, "cluster_time", as_scalar("cluster_time", self.cluster_time))
         if not isinstance(self.nvs_mirroring, (bool, np.bool_)):
@@ -658,7 +679,7 @@ class StorageServer:
     CATALOG_LIMITS: ClassVar[dict[str, str]] = {
         "host_adapter_rate": "adapter_rate", "device_adapters": "device_adapters",
         "device_adapter_rate": "device_adapter_rate", "clusters": "clusters", "cluster_time": "cluster_time",
-        "cache_bandwidth": "cache_bandwidth", "mirror_rate": "mirror_rate"}
+        "cache_bandwidth": "cache_bandwidth", "mirror_rate": "mirror_rate", "internal_rate": "internal_rate"}
 
     @classmethod
     def from_catalog(cls, name: str, *, data_dir=None, **overrides) -> "StorageServer":
@@ -682,8 +703,9 @@ class StorageServer:
         Besides the drive, cache, NVS, disk count, rank width and link rate, a row may
         give the internal limits of :data:`CATALOG_LIMITS` (``host_adapter_rate`` [1/s],
         ``device_adapters`` [1], ``device_adapter_rate`` [B/s], ``clusters`` [1],
-        ``cluster_time`` [s], ``cache_bandwidth`` [B/s], ``mirror_rate`` [B/s]); a limit
-        without a sourced row stays at its default (not a limit).
+        ``cluster_time`` [s], ``cache_bandwidth`` [B/s], ``mirror_rate`` [B/s],
+        ``internal_rate`` [B/s]); a limit without a sourced row stays at its default (not
+        a limit).
         """
         from zmodel.hardware import catalog
 
@@ -737,7 +759,8 @@ class StorageServer:
     @vectorized
     def demands(self, op: str, size, hit_ratio=0.0) -> dict:
         """Per-request service demands [s]: ``link`` (one link), ``disk`` (disk-seconds), ``adapter``,
-        ``device_adapter`` (one adapter), ``cluster`` (one cluster), ``cache`` and ``mirror`` (whole server).
+        ``device_adapter`` (one adapter), ``cluster`` (one cluster), ``cache``, ``mirror`` and
+        ``internal`` (whole server).
 
         ``hit_ratio`` is the read-cache hit ratio (random reads); writes are all
         destaged; sequential reads are pre-staged (all back-end, streaming cost).
@@ -760,7 +783,8 @@ class StorageServer:
                 "device_adapter": backend_bytes / self.device_adapter_rate,
                 "cluster": self.cluster_time * one,
                 "cache": cache_bytes / self.cache_bandwidth,
-                "mirror": mirror_bytes / self.mirror_rate}
+                "mirror": mirror_bytes / self.mirror_rate,
+                "internal": size / self.internal_rate}
 
     # -------------------------------------------------------------- predictions
     @vectorized
@@ -802,17 +826,18 @@ class StorageServer:
                                 adapter_limit=adapter, backend_limit=backend, bottleneck=bottleneck,
                                 device_adapter_limit=extra["device_adapters"],
                                 cluster_limit=extra["clusters"], cache_limit=extra["cache"],
-                                mirror_limit=extra["mirror"])
+                                mirror_limit=extra["mirror"], internal_limit=extra["internal"])
 
     def _extra_limits(self, d) -> dict:
-        """Capacities [1/s] of device adapters, clusters, cache and mirroring (inf when not limiting)."""
+        """Capacities [1/s] of device adapters, clusters, cache, mirroring and the internal path (inf: not limiting)."""
         def cap(servers, demand):
             demand = np.asarray(demand, dtype=float)
             with np.errstate(divide="ignore"):
                 return np.where(demand > 0, servers / np.where(demand > 0, demand, 1.0), np.inf)
         return {"device_adapters": cap(self.device_adapters, d["device_adapter"]),
                 "clusters": cap(self.clusters, d["cluster"]),
-                "cache": cap(1, d["cache"]), "mirror": cap(1, d["mirror"])}
+                "cache": cap(1, d["cache"]), "mirror": cap(1, d["mirror"]),
+                "internal": cap(1, d["internal"])}
 
     def _extra_cap(self, d):
         return np.min(np.broadcast_arrays(*self._extra_limits(d).values()), axis=0)
