@@ -7,6 +7,7 @@ time per page event is recomputed from the operation-count table of the IBM Syst
 paper as transcribed in zmodel.kernel.memory (counts x costs). Version dating is checked
 against the phrases of the seeds.
 """
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zmodel.kernel.locks import SpinlockHandoff
 from zmodel.kernel.memory import DbenchMemoryModel, InstructionCosts
 from zmodel.kernel.versions import (
     FEATURE_DETAILS,
@@ -112,11 +114,31 @@ def test_one_cpu_no_locks_is_one_over_demand():
     assert r24.spin_fraction == 0.0
 
 
+def _ticket(n, z, s, c):
+    """Spin fraction and utilization of the hand-off lock chain, summed by hand in rationals.
+
+    Boyd-Wickizer, Kaashoek, Morris, Zeldovich, "Non-scalable locks are dangerous", Linux
+    Symposium 2012, section 3: with k CPUs at the lock the serial time is s + k c, arrivals
+    (n - k)/z, so P_k ~ n!/(n-k)! z^-k prod_{j<=k} (s + j c); X = sum_k P_k / (s + k c),
+    Q = sum_k k P_k; the CPUs losing time are Q - X s (spinning and handing off). c = 0 is
+    M/M/1//n (Kleinrock 1975, sec. 3.9).
+    """
+    w, prod = [Fraction(1)], Fraction(1)
+    for k in range(1, n + 1):
+        prod *= s + k * c
+        w.append(Fraction(math.factorial(n), math.factorial(n - k)) * prod / z ** k)
+    total = sum(w)
+    p = [x / total for x in w]
+    x = sum(p[k] / (s + k * c) for k in range(1, n + 1))
+    q = sum(k * p[k] for k in range(n + 1))
+    return (q - x * s) / n, 1 - p[0]
+
+
 def test_global_runqueue_lock_spin_by_hand():
     # 2 CPUs, 2 clients, Z = 0: the CPU station is a delay and every CPU is busy; each CPU takes
-    # the runqueue lock every Z_L = base/a - h and holds it h: M/M/1//2 summed explicitly.
+    # the runqueue lock every Z_L = base/a - h and holds it h. Without hand-off: M/M/1//2 summed
+    # explicitly (weights 1, 2 rho, 2 rho^2).
     h = Fraction(10, 10 ** 6)
-    c = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h))
     w = WorkloadProfile("w", clients=2, user_time=1e-4, switches=2)
     base = Fraction(1, 10 ** 4) + 2 * h
     z = base / 2 - h
@@ -126,13 +148,29 @@ def test_global_runqueue_lock_spin_by_hand():
     x_lock = (1 - p[0]) / h
     wait = 2 / x_lock - z - h
     spin = x_lock * wait / 2
-    r = compose("2.4.21", w, SystemConfig(cpus=2), c)
+    c0 = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h), handoff=SpinlockHandoff(0.0))
+    r = compose("2.4.21", w, SystemConfig(cpus=2), c0)
     assert r.spin_fraction == pytest.approx(float(spin), rel=1e-9)
     assert r.throughput == pytest.approx(float(2 * (1 - spin) / base), rel=1e-9)
-    # the same with the 2.6 per-CPU runqueues: no spin
-    r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
-    assert r26.spin_fraction == 0.0
-    assert r26.throughput == pytest.approx(float(2 / base), rel=1e-12)
+    # with a hand-off of c = 1 us per CPU at the lock (Boyd-Wickizer et al. 2012, sec. 3): states
+    # 0, 1, 2 weigh 1, 2 (h + c)/z, 2 (h + c)(h + 2c)/z^2; X = P1/(h + c) + P2/(h + 2c);
+    # the CPUs losing time are P1 + 2 P2 - X h
+    hc = Fraction(1, 10 ** 6)
+    wt = [Fraction(1), 2 * (h + hc) / z, 2 * (h + hc) * (h + 2 * hc) / z ** 2]
+    pt = [x / sum(wt) for x in wt]
+    xt = pt[1] / (h + hc) + pt[2] / (h + 2 * hc)
+    spin_c = (pt[1] + 2 * pt[2] - xt * h) / 2
+    assert spin_c > spin
+    c1 = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h), handoff=SpinlockHandoff(float(hc)))
+    r1 = compose("2.4.21", w, SystemConfig(cpus=2), c1)
+    assert r1.spin_fraction == pytest.approx(float(spin_c), rel=1e-9)
+    assert r1.throughput == pytest.approx(float(2 * (1 - spin_c) / base), rel=1e-9)
+    assert _ticket(2, z, h, hc) == (spin_c, 1 - pt[0])           # the helper the tests below use
+    # the same with the 2.6 per-CPU runqueues: no spin, hand-off or not
+    for c in (c0, c1):
+        r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
+        assert r26.spin_fraction == 0.0
+        assert r26.throughput == pytest.approx(float(2 / base), rel=1e-12)
 
 
 def _mm_time_by_hand(variant, n, c: InstructionCosts, m=1):
@@ -396,16 +434,21 @@ def _h_eff(h, q, strategy):
     return Fraction(float(h) + float(m) * float(D) * -math.expm1(-float(S + c) / float(D)))
 
 
-def _passes(z, h, strategy, increment=False, passes=6):
+def _passes(z, h, strategy, handoff, increment=False, passes=6):
     """compose's fixed point for one lock on 2 saturated CPUs: pass k uses q = the spin charged in
-    pass k - 1 (q = 0 in the first; for a partitioned lock only the increment f(h_eff) - f(h) is
-    charged); DIAG 9C does not depend on q, so its first pass is final."""
+    pass k - 1 (q = 0 in the first; for a per-CPU lock only the increment f(h_eff) - f(h) is
+    charged); the lock is the hand-off chain (:func:`_ticket`) with serial time h_eff + k c.
+    DIAG 9C does not depend on q, so its first pass is final."""
     q = Fraction(0)
-    f0 = _mm1_2(z, h)[0] if increment else 0
+    f0 = _ticket(2, z, h, handoff)[0] if increment else 0
     for _ in range(passes if strategy != "spin_retry_diag9c" else 1):
-        f, u = _mm1_2(z, _h_eff(h, q, strategy))
+        f, u = _ticket(2, z, _h_eff(h, q, strategy), handoff)
         q = f - f0
     return f, u
+
+
+#: hand-off per CPU at the lock in the overcommit cases [s]
+HANDOFF = Fraction(1, 2 * 10 ** 6)
 
 
 def test_overcommitted_hypervisor_global_io_lock_by_hand():
@@ -413,8 +456,9 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     # 40 clients, Z = 0, disk_time = 0: the CPU station is saturated (U = 1), X = 2 / D_cpu.
     # Per transaction: user 100 us, one I/O of 10 us block-layer CPU holding the global
     # io_request_lock h = 20 us (no buffer-head or unplug cost): base T = 130 us.
-    # Lock: each CPU takes it every Z_L = T/a - h = 110 us; M/M/1//2 whose hold is the
-    # preempted holder's h_eff (2.4.21 waits with DIAG 44): h + (h/T_s) D ((1-q) + q c/T_s)
+    # Lock: each CPU takes it every Z_L = T/a - h = 110 us; the hand-off chain of two CPUs
+    # (c = 0.5 us per CPU at the lock) whose serial time is the preempted holder's h_eff
+    # (2.4.21 waits with DIAG 44): h + (h/T_s) D ((1-q) + q c_diag/T_s), plus k c,
     # with q the previous pass's spin fraction, six passes from q = 0 (FIXED_POINT_ITERATIONS).
     # Each contended acquisition (probability u) also wastes w = spinlock_yield(2, h, "diag44")
     # .wasted_cpu (tested where it is computed, tests/test_kernel_hypervisor.py):
@@ -426,11 +470,12 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     us = Fraction(1, 10 ** 6)
     h, T, a = 20 * us, 130 * us, 1
     z = T / a - h
-    spin, u = _passes(z, h, "diag44")
+    spin, u = _passes(z, h, "diag44", HANDOFF)
     waste = float(spinlock_yield(2.0, float(h), "diag44").wasted_cpu)
     assert waste > 0
     d_cpu = (float(T) + a * float(u) * waste) / (1.0 * 0.5 * (1 - float(spin)))
-    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0)
+    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0,
+                    handoff=SpinlockHandoff(float(HANDOFF)))
     w = WorkloadProfile("oltp", clients=40, user_time=100e-6, io_per_transaction=1, block_size=4096)
     s = SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, disk_time=0.0, devices=0)
     r = compose("2.4.21", w, s, c)
@@ -439,45 +484,55 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     assert r.throughput == pytest.approx(2 / d_cpu, rel=1e-9)
     assert r.steal == pytest.approx(0.5, rel=1e-9) and r.cpu_utilization == pytest.approx(0.5, rel=1e-9)
     # without overcommit the yield waste and the preemption disappear and only the spin remains
-    spin1, _ = _mm1_2(z, h)
+    spin1, _ = _ticket(2, z, h, HANDOFF)
     r1 = compose("2.4.21", w, SystemConfig(cpus=2, disk_time=0.0, devices=0), c)
     assert r1.throughput == pytest.approx(2 * (1 - float(spin1)) / float(T), rel=1e-9)
+    # and without hand-off the chain is M/M/1//2
+    c0 = dataclasses.replace(c, handoff=SpinlockHandoff(0.0))
+    r0 = compose("2.4.21", w, SystemConfig(cpus=2, disk_time=0.0, devices=0), c0)
+    assert r0.throughput == pytest.approx(2 * (1 - float(_mm1_2(z, h)[0])) / float(T), rel=1e-9)
 
 
 def test_directed_yield_helps_a_26_kernel_under_overcommit_by_hand():
     # 2.6.16 (spin_retry + DIAG 9C) against the same kernel without DIAG 9C (spin_retry + DIAG 44),
     # 2 logical CPUs, phi = 0.5, overcommit 2, one disk (one request queue: one per-queue lock
     # shared by both CPUs), saturated as above: T = 100 us user + 10 us block layer + 20 us queue-lock
-    # hold. Only what the holder's preemption adds to the queue lock's spin is charged:
-    # df = f(h_eff) - f(h); D_cpu = (T + a u(h_eff) w) / (phi (1 - df)).
+    # hold, hand-off c = 0.5 us. The queue lock of the one request queue is contended like the 2.4
+    # global lock: f = f(h_eff) of the hand-off chain; D_cpu = (T + a u(h_eff) w) / (phi (1 - f)).
     from zmodel.kernel.hypervisor import spinlock_yield
 
     us = Fraction(1, 10 ** 6)
     h, T, a = 20 * us, 130 * us, 1
     z = T / a - h
-    f0, _ = _mm1_2(z, h)
-    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0)
+    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0,
+                    handoff=SpinlockHandoff(float(HANDOFF)))
     w = WorkloadProfile("oltp", clients=40, user_time=100e-6, io_per_transaction=1, block_size=4096)
     s = SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, disk_time=0.0, devices=0)
     no9c = kernel_version("2.6.16").features - {"diag9c_directed_yield"}
     x = {}
     for strategy, kernel in (("spin_retry_diag9c", "2.6.16"), ("spin_retry_diag44", no9c)):
-        f, u = _passes(z, h, strategy, increment=True)
-        df = float(f) - float(f0)
+        f, u = _passes(z, h, strategy, HANDOFF)
         waste = float(spinlock_yield(2.0, float(h), strategy).wasted_cpu)
-        d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - df))
+        d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - float(f)))
         r = compose(kernel, w, s, c)
         assert r.parameters["spin_strategy"] == strategy
-        assert r.spin_fraction == pytest.approx(df, rel=1e-9)
+        assert r.spin_fraction == pytest.approx(float(f), rel=1e-9)
         assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
         x[strategy] = r.throughput
-    # directed yield: more throughput (it was exactly zero effect before the holder's delay counted)
+    # directed yield: more throughput
     assert x["spin_retry_diag9c"] > x["spin_retry_diag44"] * 1.01
-    # overcommit 1: the 2.6 queue lock adds nothing and both kernels agree to the last bit
+    # overcommit 1: no preemption, both kernels agree to the last bit; the one queue lock is
+    # contended by the two CPUs: X = 2 phi (1 - f(h)) / T
     s1 = SystemConfig(cpus=2, dispatch_fraction=0.5, disk_time=0.0, devices=0)
     r9, r44 = compose("2.6.16", w, s1, c), compose(no9c, w, s1, c)
-    assert r9.throughput == r44.throughput and r9.spin_fraction == 0.0
-    assert r9.throughput == pytest.approx(2 * 0.5 / float(T), rel=1e-12)
+    f1 = float(_ticket(2, z, h, HANDOFF)[0])
+    assert r9.throughput == r44.throughput and r9.spin_fraction == pytest.approx(f1, rel=1e-9)
+    assert r9.throughput == pytest.approx(2 * 0.5 * (1 - f1) / float(T), rel=1e-9)
+    # with one request queue per CPU's share (2 disks) each queue lock sees the CPUs half as often:
+    # spin = 2 f(2 T/a - h) of the chain (two instances, Z_L = 2 (T/a) - h)
+    r2 = compose("2.6.16", w, dataclasses.replace(s1, disks=2), c)
+    f2 = 2 * _ticket(2, 2 * T / a - h, h, HANDOFF)[0]
+    assert r2.spin_fraction == pytest.approx(float(f2), rel=1e-9) and f2 < f1
 
 
 def test_directed_yield_never_worse_than_undirected_in_compose():

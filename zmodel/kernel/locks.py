@@ -67,6 +67,7 @@ __all__ = [
     "DASD_MAJOR",
     "IA64_TICK",
     "LockCosts",
+    "SpinlockHandoff",
 ]
 
 #: Block major number of the zSeries DASD driver (Linux ``include/linux/major.h``,
@@ -74,6 +75,36 @@ __all__ = [
 DASD_MAJOR = 94
 #: Timer tick of Linux on ia64 (``HZ = 1024``, Linux ``include/asm-ia64/param.h``) [s].
 IA64_TICK = 1.0 / 1024.0
+
+
+@dataclasses.dataclass(frozen=True)
+class SpinlockHandoff:
+    r"""The per-waiter hand-off of a non-scalable spinlock, declared once for every lock model.
+
+    :func:`ticket_lock`'s ``handoff_time`` c (Boyd-Wickizer et al. 2012, section 3): the
+    cache-line transfer that moves the lock to the next acquirer, paid once per CPU at the
+    lock. :class:`LockCosts` (the Altix page-fault locks, fitted by
+    :mod:`zmodel.fits.kernel_locks`) and :class:`zmodel.kernel.versions.KernelCosts` (the
+    locks of a composed system) both nest this class, so the parameter store and every fit
+    know one ``spinlock_handoff``.
+
+    Parameters
+    ----------
+    spinlock_handoff : float
+        Hand-off time per CPU at the lock, c of :func:`ticket_lock` [s].
+
+    Examples
+    --------
+    >>> SpinlockHandoff().spinlock_handoff
+    2e-07
+    """
+
+    spinlock_handoff: float = param(
+        0.2e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: one remote cache-line transfer per waiter, about 200 ns")
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,8 +131,9 @@ class LockCosts:
         Timer tick of Linux on ia64, 1/HZ (:data:`IA64_TICK`) [s].
     fault_work : float
         Work of a page fault outside the page-table lock [s].
-    spinlock_handoff : float
-        Per-waiter hand-off of an Altix 2.4 ticket spinlock (:func:`ticket_lock`) [s].
+    handoff : SpinlockHandoff
+        Per-waiter hand-off of a spinlock (:func:`ticket_lock`), the ``spinlock_handoff``
+        shared with the composed kernel model; :attr:`spinlock_handoff` reads it [s].
     page_table_lock_serial : float
         Critical section of the ``page_table_lock`` on the fault path [s].
     superblock_lock_serial : float
@@ -134,9 +166,7 @@ class LockCosts:
         10e-6, unit="s", range=(1e-9, 1.0),
         source="assumed: zeroing a 16 KB page plus the fault path, about 10 us; only its ratio to the "
                "hand-off is identifiable (the figures print no times)")
-    spinlock_handoff: float = param(
-        0.2e-6, unit="s", range=(0.0, 1e-3),
-        source="assumed: one remote cache-line transfer per waiter, about 200 ns")
+    handoff: SpinlockHandoff = dataclasses.field(default_factory=SpinlockHandoff)
     page_table_lock_serial: float = param(
         0.0, unit="s", range=(0.0, 1.0),
         source="assumed: 0, the page_table_lock critical section is a flag test and a pte store, negligible "
@@ -146,7 +176,14 @@ class LockCosts:
         source="assumed: 0, the /dev/zero super-block lock guards two counters, negligible beside the hand-off")
 
     def __post_init__(self):
-        check_fields(self, fractions=("conflict_probability",))
+        if not isinstance(self.handoff, SpinlockHandoff):
+            raise ValueError(f"handoff must be a SpinlockHandoff, got {type(self.handoff).__name__}")
+        check_fields(self, fractions=("conflict_probability",), skip=("handoff",))
+
+    @property
+    def spinlock_handoff(self) -> float:
+        """Hand-off time per CPU at the lock, ``handoff.spinlock_handoff`` [s]."""
+        return self.handoff.spinlock_handoff
 
 
 # --------------------------------------------------------------------------- results

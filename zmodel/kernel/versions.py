@@ -53,6 +53,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.kernel.locks import SpinlockHandoff
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing._params import param
 from zmodel.queueing import mva
@@ -501,6 +502,9 @@ class KernelCosts:
         server (the next read is not adjacent) [1].
     instruction_costs : InstructionCosts
         zSeries storage-key and TLB costs for :func:`zmodel.kernel.memory.mm_overhead`.
+    handoff : SpinlockHandoff
+        The cache-line hand-off per CPU at a contended spinlock (``spinlock_handoff``, the
+        parameter :mod:`zmodel.fits.kernel_locks` fits), for every lock of the composition.
     sysfs_files_per_device : float
         sysfs files per device [1].
     sysfs_bytes_per_file : float
@@ -552,6 +556,7 @@ class KernelCosts:
                               source="assumed: worst case, every anticipation on a multi-spindle server is wasted "
                                      "(ibmsj: AS assumes 'a disk has only one moving head')")
     instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
+    handoff: SpinlockHandoff = dataclasses.field(default_factory=SpinlockHandoff)
     sysfs_files_per_device: float = param(10.0, unit="1", range=(1.0, 1000.0),
                                           source="assumed: device and subchannel directories and attributes "
                                                  "(ibmsj: 'each device creates multiple files in sysfs')")
@@ -565,7 +570,9 @@ class KernelCosts:
         if not isinstance(self.instruction_costs, InstructionCosts):
             raise ValueError(f"instruction_costs must be an InstructionCosts, got "
                              f"{type(self.instruction_costs).__name__}")
-        check_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
+        if not isinstance(self.handoff, SpinlockHandoff):
+            raise ValueError(f"handoff must be a SpinlockHandoff, got {type(self.handoff).__name__}")
+        check_fields(self, fractions=("antic_miss",), skip=("instruction_costs", "handoff"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1280,16 +1287,17 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
 def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, global_locks, strategy) -> list:
     """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b)``.
 
-    Every global lock of the version, and, under overcommit, the partitioned locks whose
-    hold time :func:`kernel_cpu_time` charges as ``lock_hold`` (the 2.6 per-CPU runqueue
-    locks, ``instances = 0`` meaning one per CPU, and the per-queue block-layer locks, one
-    per disk). ``wasted`` is the CPU a contended acquisition burns under overcommit
+    Every global lock of the version (one instance); the 2.6 per-request-queue block-layer
+    locks (``instances = disks``: each request goes to one of the disks' queues, chosen
+    uniformly), contended like any lock; and, under overcommit, the 2.6 per-CPU runqueue
+    locks (``instances = 0`` meaning one per CPU) with ``increment``: only what the holder's
+    preemption adds to their spinning is charged (a CPU takes mostly its own runqueue lock,
+    so on dedicated CPUs the composition treats it as uncontended). ``wasted`` is the CPU a
+    contended acquisition burns under overcommit
     (:func:`zmodel.kernel.hypervisor.spinlock_yield`, ``None`` without), ``a + b q`` the
     hold time the lock's queue sees when a fraction q of the virtual CPUs queued for a
     physical CPU are lock waiters (:func:`zmodel.kernel.hypervisor.preempted_hold_time`,
-    linear in q; ``a = hold, b = 0`` without overcommit). ``increment``: only what the
-    preemption adds to the lock's spinning is charged (the composition treats a
-    partitioned lock as uncontended on dedicated CPUs).
+    linear in q; ``a = hold, b = 0`` without overcommit).
     """
     over = s.overcommit > 1
 
@@ -1308,11 +1316,10 @@ def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, gl
         return name, acq, hold, wasted, instances, increment, a, b
 
     out = [entry(name, acq, hold, 1, False) for name, acq, hold in global_locks]
-    if over:
-        if "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
-            out.append(entry("runqueue_lock_per_cpu", w.switches, c.runqueue_hold, 0, True))
-        if "global_io_request_lock" not in f and w.io_per_transaction > 0 and c.io_lock_hold > 0:
-            out.append(entry("queue_lock", w.io_per_transaction, c.io_lock_hold, s.disks, True))
+    if over and "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
+        out.append(entry("runqueue_lock_per_cpu", w.switches, c.runqueue_hold, 0, True))
+    if "global_io_request_lock" not in f and w.io_per_transaction > 0 and c.io_lock_hold > 0:
+        out.append(entry("queue_lock", w.io_per_transaction, c.io_lock_hold, s.disks, False))
     return out
 
 
@@ -1324,7 +1331,7 @@ def _memory_overhead(f, w, s, c) -> float:
 
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
-    from zmodel.kernel.locks import spinlock
+    from zmodel.kernel.locks import ticket_lock
 
     preps = [_prepare(*call) for call in calls]
     if not preps:
@@ -1355,6 +1362,7 @@ def _compose_all(calls) -> list[SystemResult]:
     other = np.repeat(np.array([[p.chan[0], p.chan[1], p.chan[2]] for p in preps]), sizes, axis=0)
     ctrl = col([p.ctrl for p in preps])
     ext = col([p.w.external_delay for p in preps])
+    handoff = col([p.c.handoff.spinlock_handoff for p in preps])
     servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, p.s.disks,
                                    math.inf, math.inf] for p in preps]), sizes, axis=0)
     servers[:, 0] = ncpu
@@ -1408,7 +1416,9 @@ def _compose_all(calls) -> list[SystemResult]:
             # the hold the queue sees: h, or under overcommit h + preemptions x holder delay,
             # the delay shortened by the waiters queued ahead of the holder (q = last pass's spin)
             eff_a = lock_a[:, ix] + lock_b[:, ix] * spin_total[ix]
-            has = ~np.isnan(acq_a)
+            c_a = np.broadcast_to(handoff[ix], eff_a.shape)
+            # a lock with neither hold nor hand-off takes no time; on one CPU no other CPU holds it
+            has = ~np.isnan(acq_a) & (hold_a + c_a > 0) & (ncpu_a > 1)
             busy = np.clip(u_cpu[ix], 1e-6, 1.0)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
                 # a lock with k instances: each CPU takes one instance a/k times per transaction
@@ -1421,13 +1431,14 @@ def _compose_all(calls) -> list[SystemResult]:
             spin = np.zeros((slots, nb))
             util_lock = np.zeros((slots, nb))
             for n_cpu in np.unique(ncpu_a[has.any(axis=0)]):
+                # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
                 sel = has & (ncpu_a == n_cpu)
-                lk = spinlock(int(n_cpu), think[sel], eff_a[sel])
+                lk = ticket_lock(int(n_cpu), think[sel], eff_a[sel], c_a[sel])
                 spin[sel] = inst_a[sel] * np.asarray(lk.spin_fraction, dtype=float)
                 util_lock[sel] = np.asarray(lk.utilization, dtype=float)
                 inc = sel & incr_a
-                if inc.any():   # a partitioned lock: only what the preemption adds
-                    lk0 = spinlock(int(n_cpu), think[inc], hold_a[inc])
+                if inc.any():   # a per-CPU lock: only what the preemption adds
+                    lk0 = ticket_lock(int(n_cpu), think[inc], hold_a[inc], c_a[inc])
                     spin[inc] = spin[inc] - inst_a[inc] * np.asarray(lk0.spin_fraction, dtype=float)
             for j in range(slots):   # in the order of the locks, as compose adds them
                 idx = np.flatnonzero(has[j])
