@@ -134,6 +134,41 @@ def _ticket(n, z, s, c):
     return (q - x * s) / n, 1 - p[0]
 
 
+def _split(n, z, s, c, k):
+    """Spin fraction and one instance's utilization of k equal hand-off locks, by enumeration.
+
+    n CPUs alternate between work (mean z) and one of k locks chosen uniformly, a lock with j
+    CPUs handing over after s + j c: a closed product-form network (Baskett et al. 1975) whose
+    states (n_0 working, n_1..n_k at the locks) weigh z^n_0/n_0! prod_i prod_{l<=n_i} (s + l c)/k.
+    Every state is listed (itertools.product), in rationals; X = sum_{n_0 >= 1}... read with
+    Little's law at the work station, X = E[n_0]/z (z > 0); spin fraction (Q - X s)/n.
+    """
+    import itertools
+
+    def f(j):
+        out = Fraction(1)
+        for l in range(1, j + 1):
+            out *= (s + l * c) / k
+        return out
+
+    total = q = work = idle1 = Fraction(0)
+    for ns in itertools.product(range(n + 1), repeat=k):
+        m = sum(ns)
+        if m > n:
+            continue
+        wgt = z ** (n - m) / math.factorial(n - m)
+        for j in ns:
+            wgt *= f(j)
+        total += wgt
+        q += m * wgt
+        work += (n - m) * wgt
+        if ns[0] == 0:
+            idle1 += wgt
+    q, work = q / total, work / total
+    x = work / z
+    return (q - x * s) / n, 1 - idle1 / total
+
+
 def test_global_runqueue_lock_spin_by_hand():
     # 2 CPUs, 2 clients, Z = 0: the CPU station is a delay and every CPU is busy; each CPU takes
     # the runqueue lock every Z_L = base/a - h and holds it h. Without hand-off: M/M/1//2 summed
@@ -528,10 +563,10 @@ def test_directed_yield_helps_a_26_kernel_under_overcommit_by_hand():
     f1 = float(_ticket(2, z, h, HANDOFF)[0])
     assert r9.throughput == r44.throughput and r9.spin_fraction == pytest.approx(f1, rel=1e-9)
     assert r9.throughput == pytest.approx(2 * 0.5 * (1 - f1) / float(T), rel=1e-9)
-    # with one request queue per CPU's share (2 disks) each queue lock sees the CPUs half as often:
-    # spin = 2 f(2 T/a - h) of the chain (two instances, Z_L = 2 (T/a) - h)
+    # two disks: two request queues, each request to one of them; the two CPUs share both locks
+    # (the product-form network enumerated state by state, _split)
     r2 = compose("2.6.16", w, dataclasses.replace(s1, disks=2), c)
-    f2 = 2 * _ticket(2, 2 * T / a - h, h, HANDOFF)[0]
+    f2 = _split(2, z, h, HANDOFF, 2)[0]
     assert r2.spin_fraction == pytest.approx(float(f2), rel=1e-9) and f2 < f1
 
 

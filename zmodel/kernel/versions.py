@@ -19,9 +19,11 @@ solved by exact MVA (:func:`zmodel.queueing.mva`):
 * a CPU station with ``cpus`` servers whose demand per transaction is the workload's
   user time plus the kernel paths each feature changes (scheduler, block I/O, network,
   threads, fork, memory management via :func:`zmodel.kernel.memory.mm_overhead`),
-  inflated by the spinning on the *global* locks of the version (the 2.4 runqueue lock
-  and ``io_request_lock``) -- each a finite-source queue of the CPUs,
-  :func:`zmodel.kernel.locks.spinlock` -- and by the hypervisor's dispatch fraction;
+  inflated by the spinning on the locks of the version (the 2.4 runqueue lock and
+  ``io_request_lock``, the 2.6 per-request-queue locks) -- each a finite-source queue of
+  the CPUs whose serial time grows with the CPUs at the lock by one cache-line hand-off
+  each, :func:`zmodel.kernel.locks.ticket_lock` (Boyd-Wickizer et al. 2012, section 3)
+  -- and by the hypervisor's dispatch fraction;
 * the channel paths (:class:`zmodel.hardware.channels.ChannelLink` demands) and the
   storage back end (disk-seconds per I/O from :class:`zmodel.hardware.storage.StorageServer`
   or a plain disk service time), with the anticipatory I/O scheduler's idling
@@ -80,6 +82,8 @@ __all__ = [
     "compose",
     "compose_many",
     "SystemResults",
+    "io_lock_scaling",
+    "IoLockScalingResult",
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
@@ -148,7 +152,8 @@ FEATURE_DETAILS: dict[str, Feature] = {f.name: f for f in (
        "Linux 2.4 used a single io_request_lock spinlock for the entire block device subsystem.",
        removed="2.6.0"),
     _f("per_queue_io_lock",
-       "one lock per request queue: block-layer lock hold time is CPU work without cross-CPU contention",
+       "one lock per request queue: CPUs contend for the block-layer lock only when they queue requests for "
+       "the same device (one lock per disk instead of one for all)",
        "2.6.0", f"{_OSDL}, 'Locking I/O Request'; {_IBMSJ}, 'I/O'",
        "Linux 2.6 replaced the IO_request_lock with more granular locking, which includes a separate "
        "lock for each individual device queue."),
@@ -1074,21 +1079,36 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
                             {s\,\phi\,(1 - \sum_L f_L)},
 
     with :math:`T` from :func:`kernel_cpu_time`, speed :math:`s`, dispatch fraction
-    :math:`\phi`, and for every global lock L (acquisitions :math:`a_L`, hold
-    :math:`h_L`) the spin fraction :math:`f_L` of the finite-source queue of the CPUs
-    (:func:`zmodel.kernel.locks.spinlock`, M/M/1//N with N = ``cpus``) at per-CPU think
-    time :math:`Z_L = (T/a_L - h_L)/U` (U the busy fraction of a CPU: an idle CPU takes
-    no locks). Under an overcommitted hypervisor each contended acquisition
+    :math:`\phi`, and for every lock L (acquisitions :math:`a_L`, hold :math:`h_L`,
+    :math:`k_L` equal instances, each acquisition on a uniformly chosen one) the fraction
+    :math:`f_L = k_L\,(Q - X h_L)/N` of CPU time lost at it: N = ``cpus`` CPUs, each
+    taking a given instance after a think time :math:`Z_L = (k_L T/a_L - h_L)/U` (U the
+    busy fraction of a CPU: an idle CPU takes no locks), and the instance's serial time
+    with j CPUs at it is :math:`h_L + j c` -- the hand-off chain of Boyd-Wickizer et al.
+    (2012), section 3 (:func:`zmodel.kernel.locks.ticket_lock`: :math:`P_j \propto
+    \frac{N!}{(N-j)!} Z_L^{-j} \prod_{i \le j}(h_L + i c)`, :math:`X = \sum_j P_j/(h_L + j c)`,
+    :math:`Q = \sum_j j P_j`), c the cache-line hand-off per CPU at the lock
+    (``KernelCosts.handoff.spinlock_handoff``, the parameter of
+    :mod:`zmodel.fits.kernel_locks`). The locks: the 2.4 global runqueue lock and
+    ``io_request_lock`` (:math:`k = 1`), the 2.6 per-request-queue lock (:math:`k` =
+    ``disks``: seed 000, "we now have one lock per request queue. Several queues can be
+    processed at the same time on different processors"). With c = 0 an instance is
+    M/M/1//N. One CPU never contends (no other CPU holds the lock and the line stays in
+    its cache, as :func:`zmodel.kernel.locks.atomic_update`'s hit). Under an
+    overcommitted hypervisor each contended acquisition
     (probability = lock utilization :math:`u_L`) also burns the ``wasted_cpu`` of
     :func:`zmodel.kernel.hypervisor.spinlock_yield` (:math:`w_L`, strategy from
     :func:`spinlock_strategy`), and the lock's queue sees the preempted holder's
     effective hold :math:`h_\text{eff} = h + m W` of
     :func:`zmodel.kernel.hypervisor.preempted_hold_time` (spinning: the full off time;
     DIAG 44: shortened by the waiters queued ahead of the holder, their share read as the
-    last pass's spin fraction; DIAG 9C: about the spin phase plus one diagnose). Under
-    overcommit the 2.6 partitioned locks (one runqueue lock per CPU, one block-layer lock
-    per disk queue, each acquisition on a uniformly chosen instance) are added as queues
-    too, charged only with the spin the preemption adds (:math:`f(h_\text{eff}) - f(h)`).
+    last pass's spin fraction; DIAG 9C: about the spin phase plus one diagnose), plus the
+    hand-off :math:`j c` (the waiters' preemption is not modelled: s390 spinlocks are
+    compare-and-swap locks, not ticket locks, so a preempted waiter blocks nobody). Under
+    overcommit the 2.6 per-CPU runqueue locks (one per CPU, each acquisition on a
+    uniformly chosen instance) are added as queues too, charged only with the spin the
+    preemption adds (:math:`f(h_\text{eff}) - f(h)`: a CPU takes mostly its own runqueue
+    lock, so on dedicated CPUs they are treated as uncontended).
     With ``SystemConfig.cp_costs`` (a z/VM guest) the demand also carries
     :math:`C_\text{CP}/(s\phi)` of :func:`zmodel.kernel.hypervisor.cp_overhead` (I/Os,
     wakeups = I/Os + network requests, slice-end dispatches of the base CPU time). The disk demand is
@@ -1103,13 +1123,18 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     :math:`\text{st} = r(1-\phi)`).
 
     Validity: product-form means (exponential FCFS or PS stations), a spinning CPU is
-    busy, the global locks are independent; the fixed point is an iterative
-    decomposition (Lazowska et al. 1984, §8.4), not exact.
+    busy, the locks are independent, and the instances of a partitioned lock are
+    decomposed (each sees all N CPUs, each at its own rate); exponential hold and
+    hand-off times, as in Boyd-Wickizer et al. (whose measured collapse is sharper than
+    the chain's); the fixed point is an iterative decomposition (Lazowska et al. 1984,
+    §8.4), not exact.
 
     References
     ----------
     E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
     Performance*, Prentice Hall 1984, ch. 6 and §8.4.
+    S. Boyd-Wickizer, M. F. Kaashoek, R. Morris, N. Zeldovich, "Non-scalable locks are
+    dangerous", Proc. Linux Symposium, Ottawa 2012, section 3 (the lock's Markov model).
     Seeds 000 (IBM Systems Journal), 001 (OSDL), 002 (WAVV 2008), sections in
     :data:`FEATURE_DETAILS`.
 
@@ -1179,8 +1204,8 @@ def compose_many(compositions) -> SystemResults:
     -----
     The compositions share nothing but the solver calls: every fixed-point pass solves all
     of their networks in one batched :func:`zmodel.queueing.mva` call (each network with its
-    own server counts) and the global-lock queues of all networks with the same CPU count in
-    one :func:`zmodel.kernel.locks.spinlock` call. A composition whose fixed point is exact
+    own server counts) and the lock queues of all networks with the same CPU count in
+    one :func:`zmodel.kernel.locks.ticket_lock` call. A composition whose fixed point is exact
     before the others' would repeat its last pass bit for bit, so the batch gives each
     composition what it gets alone. Used by the calibrations, which compose dozens of
     systems at each parameter vector.
@@ -1207,6 +1232,134 @@ def compose_many(compositions) -> SystemResults:
             raise ValueError(f"compositions[{i}] must give {', '.join(missing)}")
         calls.append(tuple(comp.get(n) for n in names))
     return SystemResults(results=tuple(_compose_all(calls)))
+
+
+@dataclasses.dataclass(frozen=True)
+class IoLockScalingResult(Result):
+    """2.4's global ``io_request_lock`` against 2.6's per-request-queue locks (:func:`io_lock_scaling`).
+
+    Attributes
+    ----------
+    cpus : float or ndarray
+        CPUs of each system [1].
+    disks : float or ndarray
+        Disks (DASDs), one request queue each [1].
+    spin_fraction_global : float or ndarray
+        Fraction of the busy CPU time lost at the one global lock (2.4) [1].
+    spin_fraction_per_queue : float or ndarray
+        Fraction of the busy CPU time lost at the per-queue locks (2.6) [1].
+    throughput_global : float or ndarray
+        Transactions per second with the global lock [1/s].
+    throughput_per_queue : float or ndarray
+        Transactions per second with one lock per request queue [1/s].
+    gain : float or ndarray
+        ``100 (throughput_per_queue / throughput_global - 1)`` [%].
+    """
+
+    cpus: Any
+    disks: Any
+    spin_fraction_global: Any
+    spin_fraction_per_queue: Any
+    throughput_global: Any
+    throughput_per_queue: Any
+    gain: Any
+
+
+@vectorized
+def io_lock_scaling(cpus, disks, workload: WorkloadProfile, system: SystemConfig | None = None,
+                    costs: KernelCosts | None = None, kernel="2.6.6", io_scheduler="deadline") -> IoLockScalingResult:
+    r"""The block-layer lock's cost as CPUs and disks grow: one global lock (2.4) or one per request queue (2.6).
+
+    Two compositions (:func:`compose`) per (``cpus``, ``disks``) pair, identical but for the
+    block-layer locking: ``kernel``'s features with ``global_io_request_lock`` (the 2.4
+    ``io_request_lock``: one lock for every request) or with ``per_queue_io_lock`` (one lock
+    per request queue, one queue per disk). Everything else -- paths, scheduler, costs --
+    is the same, so the difference is the lock alone. All pairs are solved in one
+    :func:`compose_many` call.
+
+    Parameters
+    ----------
+    cpus : int or array_like of int
+        CPUs of the system, >= 1, broadcast against ``disks`` [1].
+    disks : int or array_like of int
+        Disks (DASDs; request queues), >= 1 [1].
+    workload : WorkloadProfile
+        What one transaction does (``io_per_transaction`` > 0 for a lock to matter).
+    system : SystemConfig, optional
+        The rest of the system (speed, hypervisor, disk time, channels); its ``cpus`` and
+        ``disks`` are replaced. Default ``SystemConfig(cpus=1)``.
+    costs : KernelCosts, optional
+        Default :func:`calibrated_costs`.
+    kernel : str or KernelVersion, default "2.6.6"
+        The feature set both variants start from.
+    io_scheduler : str, default "deadline"
+        The I/O scheduler of both variants (the 2.4 elevator).
+
+    Returns
+    -------
+    IoLockScalingResult
+
+    Notes
+    -----
+    Each lock is the hand-off chain of :func:`compose` (Boyd-Wickizer et al. 2012, section
+    3): with k lock instances, each CPU takes a given instance after
+    :math:`Z_L = (k T/\iota - h)/U` and loses :math:`f = k (Q - X h)/N` of its time,
+    :math:`Q, X` of the chain with serial time :math:`h + j c`. With a saturated CPU
+    station (U = 1, no disk time) the throughput is :math:`N (1 - f)/T`. The global lock
+    saturates at about :math:`(Z_L + h)/h` CPUs whatever the disks; the per-queue locks
+    divide the acquisitions among k = ``disks`` locks. IBM Systems Journal (seed 000),
+    "I/O": the io_request_lock contention "gets worse the more processors or disks" and
+    "we now have one lock per request queue. Several queues can be processed at the same
+    time on different processors"; OSDL deck (seed 001), "Locking I/O Request".
+
+    References
+    ----------
+    .. [1] S. Boyd-Wickizer, M. F. Kaashoek, R. Morris, N. Zeldovich, "Non-scalable locks
+       are dangerous", Proc. Linux Symposium, Ottawa 2012, section 3.
+    .. [2] Seeds ``000_bf0694975d199a2d.txt`` (section "I/O") and
+       ``001_37b528ecce68b8bf.txt`` ("Locking I/O Request").
+
+    Examples
+    --------
+    One CPU never contends: both lockings give the same throughput.
+
+    >>> w = WorkloadProfile("io", clients=4, user_time=40e-6, io_per_transaction=1)
+    >>> r = io_lock_scaling(1, 8, w, SystemConfig(cpus=1, disk_time=0.0), KernelCosts())
+    >>> r.gain, r.spin_fraction_global
+    (0.0, 0.0)
+    """
+    n = np.asarray(cpus)
+    d = np.asarray(disks)
+    n_list = np.array([as_count("cpus", v, 1) for v in n.ravel()], dtype=np.int64).reshape(n.shape)
+    d_list = np.array([as_count("disks", v, 1) for v in d.ravel()], dtype=np.int64).reshape(d.shape)
+    try:
+        n_b, d_b = np.broadcast_arrays(n_list, d_list)
+    except ValueError:
+        raise ValueError(f"cpus and disks must broadcast against each other, got shapes {n.shape} and "
+                         f"{d.shape}") from None
+    if not isinstance(workload, WorkloadProfile):
+        raise ValueError(f"workload must be a WorkloadProfile, got {type(workload).__name__}")
+    if system is None:
+        system = SystemConfig(cpus=1)
+    if not isinstance(system, SystemConfig):
+        raise ValueError(f"system must be a SystemConfig, got {type(system).__name__}")
+    base = _features_of(kernel)
+    locking = {"global": (base - {"per_queue_io_lock"}) | {"global_io_request_lock"},
+               "per_queue": (base - {"global_io_request_lock"}) | {"per_queue_io_lock"}}
+    calls = [dict(kernel=locking[v], workload=workload, costs=costs, io_scheduler=io_scheduler,
+                  system=dataclasses.replace(system, cpus=int(c), disks=int(k)))
+             for c, k in zip(n_b.ravel(), d_b.ravel()) for v in ("global", "per_queue")]
+    res = compose_many(calls)
+    x = np.array([float(r.throughput) for r in res]).reshape(-1, 2)
+    f = np.array([float(r.spin_fraction) for r in res]).reshape(-1, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gain = np.where(x[:, 0] > 0, 100.0 * (x[:, 1] / np.where(x[:, 0] > 0, x[:, 0], 1.0) - 1.0), 0.0)
+    shape = n_b.shape
+    return IoLockScalingResult(cpus=n_b.astype(float), disks=d_b.astype(float),
+                               spin_fraction_global=f[:, 0].reshape(shape),
+                               spin_fraction_per_queue=f[:, 1].reshape(shape),
+                               throughput_global=x[:, 0].reshape(shape), throughput_per_queue=x[:, 1].reshape(shape),
+                               gain=gain.reshape(shape))
 
 
 class _Prepared:
@@ -1331,7 +1484,7 @@ def _memory_overhead(f, w, s, c) -> float:
 
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
-    from zmodel.kernel.locks import ticket_lock
+    from zmodel.kernel.locks import ticket_locks
 
     preps = [_prepare(*call) for call in calls]
     if not preps:
@@ -1417,12 +1570,15 @@ def _compose_all(calls) -> list[SystemResult]:
             # the delay shortened by the waiters queued ahead of the holder (q = last pass's spin)
             eff_a = lock_a[:, ix] + lock_b[:, ix] * spin_total[ix]
             c_a = np.broadcast_to(handoff[ix], eff_a.shape)
-            # a lock with neither hold nor hand-off takes no time; on one CPU no other CPU holds it
-            has = ~np.isnan(acq_a) & (hold_a + c_a > 0) & (ncpu_a > 1)
-            busy = np.clip(u_cpu[ix], 1e-6, 1.0)
+            # the lock's sources: the CPUs that can run at once, min(CPUs, clients), each busy
+            # U N / sources of the time (all busy CPU time is theirs)
+            src_a = np.minimum(ncpu_a, pop[ix])
+            # a lock with neither hold nor hand-off takes no time; one source never contends
+            has = ~np.isnan(acq_a) & (hold_a + c_a > 0) & (src_a > 1)
+            busy = np.clip(u_cpu[ix] * ncpu_a / np.maximum(src_a, 1), 1e-6, 1.0)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                # a lock with k instances: each CPU takes one instance a/k times per transaction
-                think = np.maximum(base * inst_a / acq_a - hold_a, 0.0) / busy
+                # work between two acquisitions (of any instance of the lock)
+                think = np.maximum(base / acq_a - hold_a, 0.0) / busy
             for j in range(slots):
                 # a composition whose lock is acquired so rarely that it is never contended skips it
                 bad = np.zeros(len(preps), dtype=bool)
@@ -1430,16 +1586,16 @@ def _compose_all(calls) -> list[SystemResult]:
                 has[j] &= ~bad[sg]
             spin = np.zeros((slots, nb))
             util_lock = np.zeros((slots, nb))
-            for n_cpu in np.unique(ncpu_a[has.any(axis=0)]):
+            for n_cpu in np.unique(src_a[has.any(axis=0)]):
                 # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
-                sel = has & (ncpu_a == n_cpu)
-                lk = ticket_lock(int(n_cpu), think[sel], eff_a[sel], c_a[sel])
-                spin[sel] = inst_a[sel] * np.asarray(lk.spin_fraction, dtype=float)
+                sel = has & (src_a == n_cpu)
+                lk = ticket_locks(int(n_cpu), think[sel], eff_a[sel], c_a[sel], inst_a[sel])
+                spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
                 util_lock[sel] = np.asarray(lk.utilization, dtype=float)
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
-                    lk0 = ticket_lock(int(n_cpu), think[inc], hold_a[inc], c_a[inc])
-                    spin[inc] = spin[inc] - inst_a[inc] * np.asarray(lk0.spin_fraction, dtype=float)
+                    lk0 = ticket_locks(int(n_cpu), think[inc], hold_a[inc], c_a[inc], inst_a[inc])
+                    spin[inc] = spin[inc] - np.asarray(lk0.spin_fraction, dtype=float)
             for j in range(slots):   # in the order of the locks, as compose adds them
                 idx = np.flatnonzero(has[j])
                 spin_a[idx] = spin_a[idx] + spin[j, idx]
