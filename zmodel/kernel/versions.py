@@ -896,8 +896,9 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
         T_\text{mm} = \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
 
     plus the lock hold times :math:`\sigma h_\text{rq} + \iota h_\text{io}` (CPU work in
-    every version; contended only where the lock is global). Each term is one reading
-    of a seed statement (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
+    every version; contended by all CPUs where the lock is global, per request queue for
+    the 2.6 block-layer lock, see :func:`compose`). Each term is one reading of a seed
+    statement (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
     cache effects (affinity, NUMA) are not modelled.
 
     References
@@ -1081,20 +1082,24 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     with :math:`T` from :func:`kernel_cpu_time`, speed :math:`s`, dispatch fraction
     :math:`\phi`, and for every lock L (acquisitions :math:`a_L`, hold :math:`h_L`,
     :math:`k_L` equal instances, each acquisition on a uniformly chosen one) the fraction
-    :math:`f_L = k_L\,(Q - X h_L)/N` of CPU time lost at it: N = ``cpus`` CPUs, each
-    taking a given instance after a think time :math:`Z_L = (k_L T/a_L - h_L)/U` (U the
-    busy fraction of a CPU: an idle CPU takes no locks), and the instance's serial time
-    with j CPUs at it is :math:`h_L + j c` -- the hand-off chain of Boyd-Wickizer et al.
-    (2012), section 3 (:func:`zmodel.kernel.locks.ticket_lock`: :math:`P_j \propto
-    \frac{N!}{(N-j)!} Z_L^{-j} \prod_{i \le j}(h_L + i c)`, :math:`X = \sum_j P_j/(h_L + j c)`,
-    :math:`Q = \sum_j j P_j`), c the cache-line hand-off per CPU at the lock
+    :math:`f_L = (Q - X h_L)/n` of CPU time lost at it (spinning and handing off). The
+    lock's sources are the :math:`n = \min(N, \text{clients})` CPUs that can run at once,
+    each taking the lock after :math:`Z_L = (T/a_L - h_L)/U_s` of work
+    (:math:`U_s = U N/n` the busy fraction of a source: an idle CPU takes no locks); an
+    instance with j CPUs at it hands over after :math:`h_L + j c` -- the Markov model of
+    Boyd-Wickizer et al. (2012), section 3, c the cache-line hand-off per CPU at the lock
     (``KernelCosts.handoff.spinlock_handoff``, the parameter of
-    :mod:`zmodel.fits.kernel_locks`). The locks: the 2.4 global runqueue lock and
-    ``io_request_lock`` (:math:`k = 1`), the 2.6 per-request-queue lock (:math:`k` =
-    ``disks``: seed 000, "we now have one lock per request queue. Several queues can be
-    processed at the same time on different processors"). With c = 0 an instance is
-    M/M/1//N. One CPU never contends (no other CPU holds the lock and the line stays in
-    its cache, as :func:`zmodel.kernel.locks.atomic_update`'s hit). Under an
+    :mod:`zmodel.fits.kernel_locks`). X and Q come from the closed product-form network of
+    the n CPUs, a delay :math:`Z_L` and the :math:`k_L` instances
+    (:func:`zmodel.kernel.locks.ticket_locks`; for :math:`k_L = 1` the chain
+    :math:`P_j \propto \frac{n!}{(n-j)!} Z_L^{-j} \prod_{i \le j}(h_L + i c)` of
+    :func:`zmodel.kernel.locks.ticket_lock`), so a CPU waits at one instance at a time.
+    The locks: the 2.4 global runqueue lock and ``io_request_lock`` (:math:`k = 1`), the
+    2.6 per-request-queue lock (:math:`k` = ``disks``: seed 000, "we now have one lock per
+    request queue. Several queues can be processed at the same time on different
+    processors"). With c = 0 and k = 1 the lock is M/M/1//n. A single source never
+    contends (no other CPU holds the lock and the line stays in its cache, as
+    :func:`zmodel.kernel.locks.atomic_update`'s hit). Under an
     overcommitted hypervisor each contended acquisition
     (probability = lock utilization :math:`u_L`) also burns the ``wasted_cpu`` of
     :func:`zmodel.kernel.hypervisor.spinlock_yield` (:math:`w_L`, strategy from
@@ -1123,8 +1128,8 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     :math:`\text{st} = r(1-\phi)`).
 
     Validity: product-form means (exponential FCFS or PS stations), a spinning CPU is
-    busy, the locks are independent, and the instances of a partitioned lock are
-    decomposed (each sees all N CPUs, each at its own rate); exponential hold and
+    busy, the locks are independent of each other (the instances of one lock share the
+    CPUs exactly), each acquisition picks an instance uniformly; exponential hold and
     hand-off times, as in Boyd-Wickizer et al. (whose measured collapse is sharper than
     the chain's); the fixed point is an iterative decomposition (Lazowska et al. 1984,
     §8.4), not exact.
