@@ -58,7 +58,8 @@ def test_specjbb_by_hand(result):
         # 2.4: goodness scan over the c runnable threads, LinuxThreads, global runqueue lock
         base24 = (prof["user_time"] + sw * (p["switch_time"] + p["scan_time"] * cpus + p["runqueue_hold"])
                   + th * (p["thread_sync_time"] + p["linuxthreads_extra"]))
-        h, c = p["runqueue_hold"], p["spinlock_handoff"]
+        # the 2.4 runqueue lock is held across the goodness() scan of the c runnable threads
+        h, c = p["runqueue_hold"] + p["scan_time"] * cpus, p["spinlock_handoff"]
         z = base24 / sw - h
         # the hand-off chain (Boyd-Wickizer et al. 2012, sec. 3): serial time h + n c with n CPUs at the lock
         w = [math.factorial(cpus) / math.factorial(cpus - n) * math.prod((h + j * c) / z for j in range(1, n + 1))

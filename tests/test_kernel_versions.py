@@ -837,3 +837,47 @@ def test_io_request_lock_against_per_queue_locks_by_hand():
         io_lock_scaling(2, 0, w)
     with pytest.raises(ValueError, match="workload must be a WorkloadProfile"):
         io_lock_scaling(2, 4, {"clients": 2})
+
+
+def test_24_runqueue_lock_is_held_across_the_goodness_scan_by_hand():
+    # Linux 2.4 kernel/sched.c, schedule(): spin_lock_irq(&runqueue_lock), then the goodness() loop
+    # over every task on the run queue (list_for_each(tmp, &runqueue_head)), then
+    # spin_unlock_irq(&runqueue_lock): the global lock's hold per switch is h + t_scan n_run (the
+    # Altix paper, seed 003: "The O(1) CPU scheduler replaced the global runqueue_lock with per-CPU
+    # run queue locks"). 2 CPUs, Z = 0, clients = 2 or 8 (all runnable: n_run = clients), 2 switches
+    # of h = 10 us plus a scan of 2 us per runnable task, hand-off c = 0.5 us, 100 us of user time:
+    #   T = 100 + 2 (2 n_run) + 2 x 10 us, hold H = 10 + 2 n_run us, z = T/2 - H = 50 us,
+    #   X = 2 (1 - f) / T with f of the 2-CPU hand-off chain (_ticket) at serial time H.
+    us = Fraction(1, 10 ** 6)
+    c = KernelCosts(switch_time=0.0, scan_time=2e-6, runqueue_hold=10e-6, handoff=SpinlockHandoff(0.5e-6))
+    for clients in (2, 8):
+        w = WorkloadProfile("w", clients=clients, user_time=1e-4, switches=2, runnable_fraction=1.0)
+        T = 100 * us + 2 * 2 * clients * us + 2 * 10 * us
+        H = 10 * us + 2 * clients * us
+        f, _ = _ticket(2, T / 2 - H, H, Fraction(1, 2) * us)
+        r = compose("2.4.21", w, SystemConfig(cpus=2), c)
+        assert r.spin_fraction == pytest.approx(float(f), rel=1e-9), clients
+        assert r.throughput == pytest.approx(float(2 * (1 - f) / T), rel=1e-9), clients
+    # the O(1) scheduler neither scans nor shares a runqueue lock
+    r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
+    assert r26.spin_fraction == 0.0
+
+
+def test_scanned_runqueue_hold_under_overcommit_by_hand():
+    # the case above (8 clients: hold H = 26 us, T = 152 us) on 2 logical CPUs dispatched half the
+    # time under 2:1 overcommit: the preempted holder stretches the scanned hold H exactly as any
+    # hold (_h_eff with h = H, DIAG 44, six passes), and a contended acquisition wastes
+    # spinlock_yield(2, H, "diag44").wasted_cpu: D_cpu = (T + a u w) / (phi (1 - f)), X = 2 / D_cpu.
+    from zmodel.kernel.hypervisor import spinlock_yield
+
+    us = Fraction(1, 10 ** 6)
+    c = KernelCosts(switch_time=0.0, scan_time=2e-6, runqueue_hold=10e-6, handoff=SpinlockHandoff(float(HANDOFF)))
+    w = WorkloadProfile("w", clients=8, user_time=1e-4, switches=2, runnable_fraction=1.0)
+    T, H, a = 152 * us, 26 * us, 2
+    f, u = _passes(T / a - H, H, "diag44", HANDOFF)
+    waste = float(spinlock_yield(2.0, float(H), "diag44").wasted_cpu)
+    d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - float(f)))
+    r = compose("2.4.21", w, SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, devices=0), c)
+    assert r.spin_fraction == pytest.approx(float(f), rel=1e-9)
+    assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
+    assert r.throughput == pytest.approx(2 / d_cpu, rel=1e-9)

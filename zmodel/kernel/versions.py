@@ -1094,8 +1094,12 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     (:func:`zmodel.kernel.locks.ticket_locks`; for :math:`k_L = 1` the chain
     :math:`P_j \propto \frac{n!}{(n-j)!} Z_L^{-j} \prod_{i \le j}(h_L + i c)` of
     :func:`zmodel.kernel.locks.ticket_lock`), so a CPU waits at one instance at a time.
-    The locks: the 2.4 global runqueue lock and ``io_request_lock`` (:math:`k = 1`), the
-    2.6 per-request-queue lock (:math:`k` = ``disks``: seed 000, "we now have one lock per
+    The locks: the 2.4 global runqueue lock (:math:`k = 1`, held
+    :math:`h_\text{rq} + t_\text{scan} n_\text{run}` per switch: Linux 2.4
+    ``kernel/sched.c`` ``schedule()`` runs its ``goodness()`` loop over the run queue
+    between ``spin_lock_irq(&runqueue_lock)`` and ``spin_unlock_irq(&runqueue_lock)``;
+    :math:`n_\text{run}` the runnable tasks of the pass, as in :func:`kernel_cpu_time`)
+    and ``io_request_lock`` (:math:`k = 1`), the 2.6 per-request-queue lock (:math:`k` = ``disks``: seed 000, "we now have one lock per
     request queue. Several queues can be processed at the same time on different
     processors"). With c = 0 and k = 1 the lock is M/M/1//n. A single source never
     contends (no other CPU holds the lock and the line stays in its cache, as
@@ -1533,13 +1537,21 @@ def _compose_all(calls) -> list[SystemResult]:
     lock_incr = np.zeros((slots, B), dtype=bool)
     lock_a = np.full((slots, B), np.nan)
     lock_b = np.zeros((slots, B))
+    # the 2.4 runqueue lock is held across schedule()'s goodness() scan: hold + scan x runnable
+    lock_scan = np.zeros((slots, B))
+    over_of = {}    # network slice -> (overcommit, strategy) where a scanned hold needs its yield waste per pass
     for i, p in enumerate(preps):
         sl = slice(starts[i], starts[i] + sizes[i])
-        for j, (_name, acq, hold, wasted, inst, incr, a, b) in enumerate(p.locks):
+        for j, (name, acq, hold, wasted, inst, incr, a, b) in enumerate(p.locks):
             lock_acq[j, sl], lock_hold[j, sl] = acq, hold
             lock_waste[j, sl] = math.nan if wasted is None else wasted
             lock_inst[j, sl] = ncpu[sl] if inst == 0 else inst
             lock_incr[j, sl], lock_a[j, sl], lock_b[j, sl] = incr, a, b
+            if name == "runqueue_lock" and p.scan > 0:
+                lock_scan[j, sl] = p.scan
+                if wasted is not None:
+                    over_of[(j, starts[i], sizes[i])] = (float(p.s.overcommit), p.strategy)
+    scanned = bool((lock_scan > 0).any())
     # networks whose lock holds follow the previous pass's spin (DIAG 44 under overcommit)
     q_dep = (lock_b != 0.0).any(axis=0) if slots else np.zeros(B, dtype=bool)
     # z/VM CP CPU per transaction: fixed part and part per second of guest CPU
@@ -1574,6 +1586,15 @@ def _compose_all(calls) -> list[SystemResult]:
             # the hold the queue sees: h, or under overcommit h + preemptions x holder delay,
             # the delay shortened by the waiters queued ahead of the holder (q = last pass's spin)
             eff_a = lock_a[:, ix] + lock_b[:, ix] * spin_total[ix]
+            if scanned:
+                # the goodness() scan under the 2.4 runqueue lock: the hold of this pass is
+                # h + t_scan n_run; the preempted holder's h_eff = h + (kappa h/T_s) W(q) is
+                # proportional to the hold (preempted_hold_time), so it scales with it
+                scan_hold = lock_scan[:, ix] * np.maximum(1.0, runnable[ix])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    ratio = np.where(scan_hold > 0, (hold_a + scan_hold) / hold_a, 1.0)
+                eff_a = np.where(scan_hold > 0, eff_a * ratio, eff_a)
+                hold_a = hold_a + scan_hold
             c_a = np.broadcast_to(handoff[ix], eff_a.shape)
             # the lock's sources: the CPUs that can run at once, min(CPUs, clients), each busy
             # U N / sources of the time (all busy CPU time is theirs)
@@ -1601,6 +1622,19 @@ def _compose_all(calls) -> list[SystemResult]:
                 if inc.any():   # a per-CPU lock: only what the preemption adds
                     lk0 = ticket_locks(int(n_cpu), think[inc], hold_a[inc], c_a[inc], inst_a[inc])
                     spin[inc] = spin[inc] - np.asarray(lk0.spin_fraction, dtype=float)
+            if scanned and over_of:
+                # the yield waste of a contended acquisition follows the scanned hold
+                from zmodel.kernel.hypervisor import spinlock_yield
+
+                waste_a = waste_a.copy()
+                pos = np.full(B, -1)
+                pos[ix] = np.arange(nb)
+                for (j, start, size), (rho, strategy) in over_of.items():
+                    cols = pos[start:start + size]
+                    cols = cols[cols >= 0]
+                    if cols.size:
+                        waste_a[j, cols] = np.asarray(spinlock_yield(rho, hold_a[j, cols], strategy).wasted_cpu,
+                                                      dtype=float)
             for j in range(slots):   # in the order of the locks, as compose adds them
                 idx = np.flatnonzero(has[j])
                 spin_a[idx] = spin_a[idx] + spin[j, idx]
