@@ -861,6 +861,12 @@ def test_24_runqueue_lock_is_held_across_the_goodness_scan_by_hand():
     # the O(1) scheduler neither scans nor shares a runqueue lock
     r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
     assert r26.spin_fraction == 0.0
+    # a hold that is all scan (h = 0, 8 x 2 us) is the same lock as h = 16 us without a scan
+    scan_only = KernelCosts(switch_time=0.0, scan_time=2e-6, runqueue_hold=0.0, handoff=SpinlockHandoff(0.5e-6))
+    hold_only = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=16e-6, handoff=SpinlockHandoff(0.5e-6))
+    a, b = compose("2.4.21", w, SystemConfig(cpus=2), scan_only), compose("2.4.21", w, SystemConfig(cpus=2), hold_only)
+    assert a.spin_fraction > 0 and a.spin_fraction == pytest.approx(b.spin_fraction, rel=1e-12)
+    assert a.throughput == pytest.approx(b.throughput, rel=1e-12)
 
 
 def test_scanned_runqueue_hold_under_overcommit_by_hand():

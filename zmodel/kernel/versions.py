@@ -1592,8 +1592,8 @@ def _compose_all(calls) -> list[SystemResult]:
                 # proportional to the hold (preempted_hold_time), so it scales with it
                 scan_hold = lock_scan[:, ix] * np.maximum(1.0, runnable[ix])
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    ratio = np.where(scan_hold > 0, (hold_a + scan_hold) / hold_a, 1.0)
-                eff_a = np.where(scan_hold > 0, eff_a * ratio, eff_a)
+                    ratio = (hold_a + scan_hold) / hold_a
+                    eff_a = np.where(scan_hold > 0, np.where(hold_a > 0, eff_a * ratio, hold_a + scan_hold), eff_a)
                 hold_a = hold_a + scan_hold
             c_a = np.broadcast_to(handoff[ix], eff_a.shape)
             # the lock's sources: the CPUs that can run at once, min(CPUs, clients), each busy
