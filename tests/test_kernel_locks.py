@@ -21,8 +21,11 @@ from zmodel.kernel.locks import (
     request_queue_locks,
     spin_waste,
     spinlock,
+    LockCosts,
+    SpinlockHandoff,
     ticket_lock,
     ticket_lock_probabilities,
+    ticket_locks,
 )
 
 
@@ -222,3 +225,106 @@ def test_series_in_series_out_and_frames():
 def test_error_messages(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --------------------------------------------------------------------------- k equal locks (ticket_locks)
+def _enumerate_split(n, z, s, c, k):
+    """X, Q (all locks) and one lock's utilization of n CPUs sharing k hand-off locks, every state listed.
+
+    Product form (Baskett, Chandy, Muntz, Palacios, JACM 1975): state (n_0 working, n_1..n_k at
+    the locks) weighs z^n_0/n_0! prod_i prod_{l <= n_i} (s + l c)/k; X = E[n_0]/z (Little's law at
+    the work station). Rationals throughout.
+    """
+    import itertools
+    from fractions import Fraction
+
+    def f(j):
+        out = Fraction(1)
+        for l in range(1, j + 1):
+            out *= (s + l * c) / k
+        return out
+
+    total = q = work = idle = Fraction(0)
+    for ns in itertools.product(range(n + 1), repeat=k):
+        m = sum(ns)
+        if m > n:
+            continue
+        w = z ** (n - m) / math.factorial(n - m)
+        for j in ns:
+            w *= f(j)
+        total += w
+        q += m * w
+        work += (n - m) * w
+        idle += w if ns[0] == 0 else 0
+    return work / total / z, q / total, 1 - idle / total
+
+
+@pytest.mark.parametrize("n,k", [(2, 2), (3, 2), (4, 3), (5, 4), (3, 5)])
+def test_ticket_locks_enumerated_state_by_state(n, k):
+    from fractions import Fraction
+
+    z, s, c = Fraction(7, 10 ** 5), Fraction(2, 10 ** 5), Fraction(3, 10 ** 6)
+    x, q, u = _enumerate_split(n, z, s, c, k)
+    r = ticket_locks(n, float(z), float(s), float(c), instances=k)
+    assert r.acquisition_rate == pytest.approx(float(x), rel=1e-12)
+    assert r.queue_length == pytest.approx(float(q), rel=1e-12)
+    assert r.utilization == pytest.approx(float(u), rel=1e-12)
+    assert r.spinning_cpus == pytest.approx(float(q - x * s), rel=1e-10)
+
+
+def test_ticket_locks_one_instance_is_the_ticket_lock():
+    n = np.array([1, 2, 8, 40, 300])
+    a = ticket_locks(n, 1e-4, 2e-5, 3e-7, instances=1)
+    b = ticket_lock(n, 1e-4, 2e-5, 3e-7)
+    for name in ("acquisition_rate", "queue_length", "utilization", "spinning_cpus"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-11, err_msg=name)
+
+
+def test_ticket_locks_without_handoff_is_exact_mva():
+    # c = 0: k FCFS queues of demand s/k and a delay z -- exact MVA (Lazowska et al. 1984, Algorithm 6.1)
+    from zmodel.queueing import mva
+
+    for n, k in ((8, 4), (16, 64), (40, 7)):
+        r = ticket_locks(n, 1e-4, 3e-5, 0.0, instances=k)
+        m = mva([3e-5 / k] * k, n, 1e-4)
+        assert r.acquisition_rate == pytest.approx(float(m.throughput), rel=1e-10)
+        assert r.queue_length == pytest.approx(n - float(m.throughput) * 1e-4, rel=1e-9)
+
+
+def test_ticket_locks_share_the_cpus():
+    # a CPU waits at one lock at a time: however many locks, at most n CPUs spin, and more
+    # locks never make it worse (the decomposition into k independent chains let 16 CPUs
+    # "spin" 4 x 16 at 4 saturated locks)
+    n, z, s, c = 16, 290e-6, 30e-6, 0.2e-6
+    spin = [float(ticket_locks(n, z, s, c, instances=k).spinning_cpus) for k in (1, 2, 4, 16, 64)]
+    assert all(0 <= v <= n for v in spin)
+    assert all(a > b for a, b in zip(spin, spin[1:]))
+
+
+def test_ticket_locks_messages():
+    with pytest.raises(ValueError, match="instances must be"):
+        ticket_locks(4, 1e-4, 1e-5, 0.0, instances=0)
+    with pytest.raises(ValueError, match="serial_time \\+ handoff_time must be positive"):
+        ticket_locks(4, 1e-4, 0.0, 0.0, instances=2)
+    from zmodel.queueing.loaddep import split_finite_source
+
+    with pytest.raises(ValueError, match="stations must be"):
+        split_finite_source([2.0], [1.0], [[0.0, 0.0]], [0])
+    with pytest.raises(ValueError, match="log_service_time must have at least max\\(population\\) = 3 columns"):
+        split_finite_source([3.0], [1.0], [[0.0, 0.0]], [1])
+
+
+def test_spinlock_handoff_is_declared_once_for_both_cost_classes():
+    from zmodel.kernel.versions import KernelCosts
+    from zmodel.queueing._params import parameter_info
+
+    a, b = parameter_info(LockCosts)["spinlock_handoff"], parameter_info(KernelCosts)["spinlock_handoff"]
+    assert a.owner == b.owner == "SpinlockHandoff"
+    assert a.default == b.default and a.range == b.range and a.source == b.source
+    assert LockCosts(handoff=SpinlockHandoff(3e-8)).spinlock_handoff == 3e-8
+    with pytest.raises(ValueError, match="handoff must be a SpinlockHandoff, got float"):
+        LockCosts(handoff=3e-8)
+    with pytest.raises(ValueError, match="handoff must be a SpinlockHandoff, got float"):
+        KernelCosts(handoff=3e-8)
+    with pytest.raises(ValueError, match="spinlock_handoff must be non-negative"):
+        SpinlockHandoff(-1.0)

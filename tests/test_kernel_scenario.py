@@ -116,35 +116,52 @@ def test_lpar_weight_steal_by_hand():
     assert r["cpu_utilization"].iloc[0] == pytest.approx(0.5, rel=1e-9)
     native = predict(_with("hypervisor.type", "none", d))
     # Dispatched half the time, the logical CPUs are overcommitted 2:1 (the scenario's reading
-    # overcommit = 1/phi), so the holders of the 2.6 per-CPU runqueue locks are preempted: each of
-    # the 8 locks is an M/M/1//8 queue of the CPUs (each CPU takes a given lock every
-    # Z = 8 T / switches - h), whose hold is h + (h/T_s) D ((1-q) + q c/T_s) (2.6.10 waits with
-    # DIAG 44; kappa = 1, D = T_s = 5 ms, c = 10 us; q = the last pass's charged spin, six passes
-    # from 0). Only the increment df = 8 (f(h_eff) - f(h)) is charged, plus the yield waste
-    # switches x u x w per transaction: X = 8 phi (1 - df) / (T + switches u w).
+    # overcommit = 1/phi), so the holders of the 2.6 per-CPU runqueue locks are preempted: the 8
+    # CPUs share the 8 locks, each switch taking one of them (a closed product-form network of the
+    # CPUs, a delay Z = T / switches - h and 8 locks whose serial time with j CPUs at one is
+    # h_eff + j c, Boyd-Wickizer et al. 2012 sec. 3; c the store's spinlock_handoff), with hold
+    # h_eff = h + (h/T_s) D ((1-q) + q c_d/T_s) (2.6.10 waits with DIAG 44; kappa = 1, D = T_s = 5 ms,
+    # c_d = 10 us; q = the last pass's charged spin, six passes from 0). Only the increment
+    # df = f(h_eff) - f(h) is charged, plus the yield waste switches x u x w per transaction:
+    # X = 8 phi (1 - df) / (T + switches u w), u the probability that one lock is held.
     from zmodel.kernel.hypervisor import spinlock_yield
 
     c = Scenario.from_dict(d).costs
     p = WORKLOAD_KINDS["specjbb"]
     T = p["user_time"] + p["switches"] * (c.switch_time + c.runqueue_hold) + p["thread_syncs"] * c.thread_sync_time
-    h = c.runqueue_hold
-    z = 8 * T / p["switches"] - h
+    h, hc = c.runqueue_hold, c.handoff.spinlock_handoff
+    z = T / p["switches"] - h
 
-    def mm1n(hold, n=8):   # machine repairman with one server (Kleinrock 1975, sec. 3.9), in floats
-        weights, term = [1.0], 1.0
-        for k in range(1, n + 1):
-            term = term * (n - k + 1) * hold / z
-            weights.append(term)
-        p0 = weights[0] / sum(weights)
-        x = (1 - p0) / hold
-        return x * (n / x - z - hold) / n, 1 - p0
+    def shared_locks(hold, n=8, k=8):
+        # generating function of the product form (Buzen 1973), in floats: f(j) = prod (hold + l hc)/k,
+        # F_k = f^k, g(j) = z^j/j!, G(m) = sum g(m - i) F(i); X = G(n-1)/G(n), Q = sum i g(n-i) F(i)/G(n),
+        # one lock idle: sum g(n - i) F_{k-1}(i) / G(n)
+        f = [1.0]
+        for j in range(1, n + 1):
+            f.append(f[-1] * (hold + j * hc) / k)
+
+        def mul(a, b):
+            return [sum(a[i] * b[m - i] for i in range(m + 1)) for m in range(n + 1)]
+
+        powers = [[1.0] + [0.0] * n]
+        for _ in range(k):
+            powers.append(mul(powers[-1], f))
+        g = [z ** j / math.factorial(j) for j in range(n + 1)]
+
+        def big_g(F, m):
+            return sum(g[m - i] * F[i] for i in range(m + 1))
+
+        fk, fk1 = powers[k], powers[k - 1]
+        x = big_g(fk, n - 1) / big_g(fk, n)
+        q = sum(i * g[n - i] * fk[i] for i in range(n + 1)) / big_g(fk, n)
+        return (q - x * hold) / n, 1 - big_g(fk1, n) / big_g(fk, n)
 
     ts, cd = 5e-3, 10e-6
-    f0 = mm1n(h)[0]
+    f0 = shared_locks(h)[0]
     q = 0.0
     for _ in range(6):
-        f, u = mm1n(h + (h / ts) * ts * ((1 - q) + q * cd / ts))
-        q = 8 * (f - f0)
+        f, u = shared_locks(h + (h / ts) * ts * ((1 - q) + q * cd / ts))
+        q = f - f0
     w = float(spinlock_yield(2.0, c.runqueue_hold, "diag44").wasted_cpu)
     x = 8 * 0.5 * (1 - float(q)) / (T + p["switches"] * float(u) * w)
     assert r["throughput"].iloc[0] == pytest.approx(x, rel=1e-9)

@@ -7,6 +7,7 @@ time per page event is recomputed from the operation-count table of the IBM Syst
 paper as transcribed in zmodel.kernel.memory (counts x costs). Version dating is checked
 against the phrases of the seeds.
 """
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zmodel.kernel.locks import SpinlockHandoff
 from zmodel.kernel.memory import DbenchMemoryModel, InstructionCosts
 from zmodel.kernel.versions import (
     FEATURE_DETAILS,
@@ -112,11 +114,66 @@ def test_one_cpu_no_locks_is_one_over_demand():
     assert r24.spin_fraction == 0.0
 
 
+def _ticket(n, z, s, c):
+    """Spin fraction and utilization of the hand-off lock chain, summed by hand in rationals.
+
+    Boyd-Wickizer, Kaashoek, Morris, Zeldovich, "Non-scalable locks are dangerous", Linux
+    Symposium 2012, section 3: with k CPUs at the lock the serial time is s + k c, arrivals
+    (n - k)/z, so P_k ~ n!/(n-k)! z^-k prod_{j<=k} (s + j c); X = sum_k P_k / (s + k c),
+    Q = sum_k k P_k; the CPUs losing time are Q - X s (spinning and handing off). c = 0 is
+    M/M/1//n (Kleinrock 1975, sec. 3.9).
+    """
+    w, prod = [Fraction(1)], Fraction(1)
+    for k in range(1, n + 1):
+        prod *= s + k * c
+        w.append(Fraction(math.factorial(n), math.factorial(n - k)) * prod / z ** k)
+    total = sum(w)
+    p = [x / total for x in w]
+    x = sum(p[k] / (s + k * c) for k in range(1, n + 1))
+    q = sum(k * p[k] for k in range(n + 1))
+    return (q - x * s) / n, 1 - p[0]
+
+
+def _split(n, z, s, c, k):
+    """Spin fraction and one instance's utilization of k equal hand-off locks, by enumeration.
+
+    n CPUs alternate between work (mean z) and one of k locks chosen uniformly, a lock with j
+    CPUs handing over after s + j c: a closed product-form network (Baskett et al. 1975) whose
+    states (n_0 working, n_1..n_k at the locks) weigh z^n_0/n_0! prod_i prod_{l<=n_i} (s + l c)/k.
+    Every state is listed (itertools.product), in rationals; X = sum_{n_0 >= 1}... read with
+    Little's law at the work station, X = E[n_0]/z (z > 0); spin fraction (Q - X s)/n.
+    """
+    import itertools
+
+    def f(j):
+        out = Fraction(1)
+        for l in range(1, j + 1):
+            out *= (s + l * c) / k
+        return out
+
+    total = q = work = idle1 = Fraction(0)
+    for ns in itertools.product(range(n + 1), repeat=k):
+        m = sum(ns)
+        if m > n:
+            continue
+        wgt = z ** (n - m) / math.factorial(n - m)
+        for j in ns:
+            wgt *= f(j)
+        total += wgt
+        q += m * wgt
+        work += (n - m) * wgt
+        if ns[0] == 0:
+            idle1 += wgt
+    q, work = q / total, work / total
+    x = work / z
+    return (q - x * s) / n, 1 - idle1 / total
+
+
 def test_global_runqueue_lock_spin_by_hand():
     # 2 CPUs, 2 clients, Z = 0: the CPU station is a delay and every CPU is busy; each CPU takes
-    # the runqueue lock every Z_L = base/a - h and holds it h: M/M/1//2 summed explicitly.
+    # the runqueue lock every Z_L = base/a - h and holds it h. Without hand-off: M/M/1//2 summed
+    # explicitly (weights 1, 2 rho, 2 rho^2).
     h = Fraction(10, 10 ** 6)
-    c = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h))
     w = WorkloadProfile("w", clients=2, user_time=1e-4, switches=2)
     base = Fraction(1, 10 ** 4) + 2 * h
     z = base / 2 - h
@@ -126,13 +183,29 @@ def test_global_runqueue_lock_spin_by_hand():
     x_lock = (1 - p[0]) / h
     wait = 2 / x_lock - z - h
     spin = x_lock * wait / 2
-    r = compose("2.4.21", w, SystemConfig(cpus=2), c)
+    c0 = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h), handoff=SpinlockHandoff(0.0))
+    r = compose("2.4.21", w, SystemConfig(cpus=2), c0)
     assert r.spin_fraction == pytest.approx(float(spin), rel=1e-9)
     assert r.throughput == pytest.approx(float(2 * (1 - spin) / base), rel=1e-9)
-    # the same with the 2.6 per-CPU runqueues: no spin
-    r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
-    assert r26.spin_fraction == 0.0
-    assert r26.throughput == pytest.approx(float(2 / base), rel=1e-12)
+    # with a hand-off of c = 1 us per CPU at the lock (Boyd-Wickizer et al. 2012, sec. 3): states
+    # 0, 1, 2 weigh 1, 2 (h + c)/z, 2 (h + c)(h + 2c)/z^2; X = P1/(h + c) + P2/(h + 2c);
+    # the CPUs losing time are P1 + 2 P2 - X h
+    hc = Fraction(1, 10 ** 6)
+    wt = [Fraction(1), 2 * (h + hc) / z, 2 * (h + hc) * (h + 2 * hc) / z ** 2]
+    pt = [x / sum(wt) for x in wt]
+    xt = pt[1] / (h + hc) + pt[2] / (h + 2 * hc)
+    spin_c = (pt[1] + 2 * pt[2] - xt * h) / 2
+    assert spin_c > spin
+    c1 = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h), handoff=SpinlockHandoff(float(hc)))
+    r1 = compose("2.4.21", w, SystemConfig(cpus=2), c1)
+    assert r1.spin_fraction == pytest.approx(float(spin_c), rel=1e-9)
+    assert r1.throughput == pytest.approx(float(2 * (1 - spin_c) / base), rel=1e-9)
+    assert _ticket(2, z, h, hc) == (spin_c, 1 - pt[0])           # the helper the tests below use
+    # the same with the 2.6 per-CPU runqueues: no spin, hand-off or not
+    for c in (c0, c1):
+        r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
+        assert r26.spin_fraction == 0.0
+        assert r26.throughput == pytest.approx(float(2 / base), rel=1e-12)
 
 
 def _mm_time_by_hand(variant, n, c: InstructionCosts, m=1):
@@ -398,16 +471,21 @@ def _h_eff(h, q, strategy):
     return Fraction(float(h) + float(m) * float(D) * -math.expm1(-float(S + c) / float(D)))
 
 
-def _passes(z, h, strategy, increment=False, passes=6):
+def _passes(z, h, strategy, handoff, increment=False, passes=6):
     """compose's fixed point for one lock on 2 saturated CPUs: pass k uses q = the spin charged in
-    pass k - 1 (q = 0 in the first; for a partitioned lock only the increment f(h_eff) - f(h) is
-    charged); DIAG 9C does not depend on q, so its first pass is final."""
+    pass k - 1 (q = 0 in the first; for a per-CPU lock only the increment f(h_eff) - f(h) is
+    charged); the lock is the hand-off chain (:func:`_ticket`) with serial time h_eff + k c.
+    DIAG 9C does not depend on q, so its first pass is final."""
     q = Fraction(0)
-    f0 = _mm1_2(z, h)[0] if increment else 0
+    f0 = _ticket(2, z, h, handoff)[0] if increment else 0
     for _ in range(passes if strategy != "spin_retry_diag9c" else 1):
-        f, u = _mm1_2(z, _h_eff(h, q, strategy))
+        f, u = _ticket(2, z, _h_eff(h, q, strategy), handoff)
         q = f - f0
     return f, u
+
+
+#: hand-off per CPU at the lock in the overcommit cases [s]
+HANDOFF = Fraction(1, 2 * 10 ** 6)
 
 
 def test_overcommitted_hypervisor_global_io_lock_by_hand():
@@ -415,8 +493,9 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     # 40 clients, Z = 0, disk_time = 0: the CPU station is saturated (U = 1), X = 2 / D_cpu.
     # Per transaction: user 100 us, one I/O of 10 us block-layer CPU holding the global
     # io_request_lock h = 20 us (no buffer-head or unplug cost): base T = 130 us.
-    # Lock: each CPU takes it every Z_L = T/a - h = 110 us; M/M/1//2 whose hold is the
-    # preempted holder's h_eff (2.4.21 waits with DIAG 44): h + (h/T_s) D ((1-q) + q c/T_s)
+    # Lock: each CPU takes it every Z_L = T/a - h = 110 us; the hand-off chain of two CPUs
+    # (c = 0.5 us per CPU at the lock) whose serial time is the preempted holder's h_eff
+    # (2.4.21 waits with DIAG 44): h + (h/T_s) D ((1-q) + q c_diag/T_s), plus k c,
     # with q the previous pass's spin fraction, six passes from q = 0 (FIXED_POINT_ITERATIONS).
     # Each contended acquisition (probability u) also wastes w = spinlock_yield(2, h, "diag44")
     # .wasted_cpu (tested where it is computed, tests/test_kernel_hypervisor.py):
@@ -428,11 +507,12 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     us = Fraction(1, 10 ** 6)
     h, T, a = 20 * us, 130 * us, 1
     z = T / a - h
-    spin, u = _passes(z, h, "diag44")
+    spin, u = _passes(z, h, "diag44", HANDOFF)
     waste = float(spinlock_yield(2.0, float(h), "diag44").wasted_cpu)
     assert waste > 0
     d_cpu = (float(T) + a * float(u) * waste) / (1.0 * 0.5 * (1 - float(spin)))
-    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0)
+    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0,
+                    handoff=SpinlockHandoff(float(HANDOFF)))
     w = WorkloadProfile("oltp", clients=40, user_time=100e-6, io_per_transaction=1, block_size=4096)
     s = SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, disk_time=0.0, devices=0)
     r = compose("2.4.21", w, s, c)
@@ -441,45 +521,55 @@ def test_overcommitted_hypervisor_global_io_lock_by_hand():
     assert r.throughput == pytest.approx(2 / d_cpu, rel=1e-9)
     assert r.steal == pytest.approx(0.5, rel=1e-9) and r.cpu_utilization == pytest.approx(0.5, rel=1e-9)
     # without overcommit the yield waste and the preemption disappear and only the spin remains
-    spin1, _ = _mm1_2(z, h)
+    spin1, _ = _ticket(2, z, h, HANDOFF)
     r1 = compose("2.4.21", w, SystemConfig(cpus=2, disk_time=0.0, devices=0), c)
     assert r1.throughput == pytest.approx(2 * (1 - float(spin1)) / float(T), rel=1e-9)
+    # and without hand-off the chain is M/M/1//2
+    c0 = dataclasses.replace(c, handoff=SpinlockHandoff(0.0))
+    r0 = compose("2.4.21", w, SystemConfig(cpus=2, disk_time=0.0, devices=0), c0)
+    assert r0.throughput == pytest.approx(2 * (1 - float(_mm1_2(z, h)[0])) / float(T), rel=1e-9)
 
 
 def test_directed_yield_helps_a_26_kernel_under_overcommit_by_hand():
     # 2.6.16 (spin_retry + DIAG 9C) against the same kernel without DIAG 9C (spin_retry + DIAG 44),
     # 2 logical CPUs, phi = 0.5, overcommit 2, one disk (one request queue: one per-queue lock
     # shared by both CPUs), saturated as above: T = 100 us user + 10 us block layer + 20 us queue-lock
-    # hold. Only what the holder's preemption adds to the queue lock's spin is charged:
-    # df = f(h_eff) - f(h); D_cpu = (T + a u(h_eff) w) / (phi (1 - df)).
+    # hold, hand-off c = 0.5 us. The queue lock of the one request queue is contended like the 2.4
+    # global lock: f = f(h_eff) of the hand-off chain; D_cpu = (T + a u(h_eff) w) / (phi (1 - f)).
     from zmodel.kernel.hypervisor import spinlock_yield
 
     us = Fraction(1, 10 ** 6)
     h, T, a = 20 * us, 130 * us, 1
     z = T / a - h
-    f0, _ = _mm1_2(z, h)
-    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0)
+    c = KernelCosts(io_request_time=10e-6, io_lock_hold=20e-6, segment_time=0.0, unplug_time_per_queue=0.0,
+                    handoff=SpinlockHandoff(float(HANDOFF)))
     w = WorkloadProfile("oltp", clients=40, user_time=100e-6, io_per_transaction=1, block_size=4096)
     s = SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, disk_time=0.0, devices=0)
     no9c = kernel_version("2.6.16").features - {"diag9c_directed_yield"}
     x = {}
     for strategy, kernel in (("spin_retry_diag9c", "2.6.16"), ("spin_retry_diag44", no9c)):
-        f, u = _passes(z, h, strategy, increment=True)
-        df = float(f) - float(f0)
+        f, u = _passes(z, h, strategy, HANDOFF)
         waste = float(spinlock_yield(2.0, float(h), strategy).wasted_cpu)
-        d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - df))
+        d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - float(f)))
         r = compose(kernel, w, s, c)
         assert r.parameters["spin_strategy"] == strategy
-        assert r.spin_fraction == pytest.approx(df, rel=1e-9)
+        assert r.spin_fraction == pytest.approx(float(f), rel=1e-9)
         assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
         x[strategy] = r.throughput
-    # directed yield: more throughput (it was exactly zero effect before the holder's delay counted)
+    # directed yield: more throughput
     assert x["spin_retry_diag9c"] > x["spin_retry_diag44"] * 1.01
-    # overcommit 1: the 2.6 queue lock adds nothing and both kernels agree to the last bit
+    # overcommit 1: no preemption, both kernels agree to the last bit; the one queue lock is
+    # contended by the two CPUs: X = 2 phi (1 - f(h)) / T
     s1 = SystemConfig(cpus=2, dispatch_fraction=0.5, disk_time=0.0, devices=0)
     r9, r44 = compose("2.6.16", w, s1, c), compose(no9c, w, s1, c)
-    assert r9.throughput == r44.throughput and r9.spin_fraction == 0.0
-    assert r9.throughput == pytest.approx(2 * 0.5 / float(T), rel=1e-12)
+    f1 = float(_ticket(2, z, h, HANDOFF)[0])
+    assert r9.throughput == r44.throughput and r9.spin_fraction == pytest.approx(f1, rel=1e-9)
+    assert r9.throughput == pytest.approx(2 * 0.5 * (1 - f1) / float(T), rel=1e-9)
+    # two disks: two request queues, each request to one of them; the two CPUs share both locks
+    # (the product-form network enumerated state by state, _split)
+    r2 = compose("2.6.16", w, dataclasses.replace(s1, disks=2), c)
+    f2 = _split(2, z, h, HANDOFF, 2)[0]
+    assert r2.spin_fraction == pytest.approx(float(f2), rel=1e-9) and f2 < f1
 
 
 def test_directed_yield_never_worse_than_undirected_in_compose():
@@ -676,3 +766,155 @@ def test_platforms_are_the_catalogs():
     from zmodel.kernel.versions import PLATFORMS
 
     assert PLATFORMS == CATALOG_PLATFORMS
+
+
+# ----------------------------------------------------------------------------- per-queue I/O locks
+def _polymul(a, b, n):
+    out = [Fraction(0)] * (n + 1)
+    for i, x in enumerate(a):
+        for j in range(n + 1 - i):
+            out[i + j] += x * b[j]
+    return out
+
+
+def _split_exact(n, z, s, c, k):
+    """Spin fraction of n CPUs sharing k hand-off locks, from the network's generating function.
+
+    The product-form constants of :func:`_split` without listing states: with
+    f(j) = prod_{l <= j} (s + l c)/k, F_k = f^k as a polynomial (truncated at degree n),
+    g(j) = z^j/j!, G(m) = sum_i g(m - i) F_k(i): X = G(n-1)/G(n), Q = sum_i i g(n - i) F_k(i)/G(n)
+    (Buzen 1973); exact rationals, powers by repeated squaring.
+    """
+    f = [Fraction(1)]
+    for j in range(1, n + 1):
+        f.append(f[-1] * (s + j * c) / k)
+    res, pw, e = [Fraction(1)] + [Fraction(0)] * n, f[:], k
+    while e:
+        if e & 1:
+            res = _polymul(res, pw, n)
+        e >>= 1
+        if e:
+            pw = _polymul(pw, pw, n)
+    g = [z ** j / math.factorial(j) for j in range(n + 1)]
+    big_g = [sum(g[m - i] * res[i] for i in range(m + 1)) for m in range(n + 1)]
+    x = big_g[n - 1] / big_g[n]
+    q = sum(i * g[n - i] * res[i] for i in range(n + 1)) / big_g[n]
+    return (q - x * s) / n
+
+
+def test_io_request_lock_against_per_queue_locks_by_hand():
+    """2.4's one io_request_lock against 2.6's one lock per request queue, as CPUs and DASDs grow.
+
+    A CPU-bound I/O path (cached DASD reads: no disk time), 64 processes, per transaction 40 us of
+    work, one request with 10 us of block layer and driver and the lock held h = 30 us (2.4 runs the
+    driver's request function under io_request_lock), hand-off c = 0.2 us per CPU at the lock
+    (LockCosts' declared default). T = 80 us; every CPU is busy, so each takes the lock after
+    z = T - h = 50 us of work and X = N (1 - f) / T with f the fraction lost at the lock(s):
+    n CPUs sharing k = 1 (2.4) or k = DASDs (2.6) hand-off locks (Boyd-Wickizer et al. 2012, sec. 3;
+    product form, _split_exact in rationals). The two kernels differ in nothing else:
+
+    | CPUs | DASDs | 2.4 spin % | 2.6 spin % | 2.4 X [1/s] | 2.6 X [1/s] | 2.6 vs 2.4 |
+    |---|---|---|---|---|---|---|
+    | 2 | 1 | 12.8 | 12.8 | 21805 | 21805 | +0 % |
+    | 2 | 4 | 12.8 | 3.7 | 21805 | 24073 | +10 % |
+    | 2 | 64 | 12.8 | 0.5 | 21805 | 24882 | +14 % |
+    | 4 | 1 | 38.4 | 38.4 | 30782 | 30782 | +0 % |
+    | 4 | 4 | 38.4 | 11.0 | 30782 | 44506 | +45 % |
+    | 4 | 64 | 38.4 | 0.9 | 30782 | 49539 | +61 % |
+    | 8 | 1 | 68.0 | 68.0 | 31963 | 31963 | +0 % |
+    | 8 | 4 | 68.0 | 25.9 | 31963 | 74104 | +132 % |
+    | 8 | 16 | 68.0 | 6.7 | 31963 | 93338 | +192 % |
+    | 8 | 64 | 68.0 | 1.8 | 31963 | 98173 | +207 % |
+    | 16 | 1 | 84.8 | 84.8 | 30401 | 30401 | +0 % |
+    | 16 | 4 | 84.8 | 49.7 | 30401 | 100531 | +231 % |
+    | 16 | 16 | 84.8 | 14.4 | 30401 | 171257 | +463 % |
+    | 16 | 64 | 84.8 | 3.7 | 30401 | 192663 | +534 % |
+
+    The global lock saturates near (z + h)/h = 2.7 CPUs: beyond, 2.4's throughput stays near
+    1/(h + k c) acquisitions per second whatever the DASDs, and falls from 8 to 16 CPUs (the hand-off
+    grows with the waiters); with one DASD the 2.6 queue lock is that same lock; with many DASDs the
+    per-queue locks leave the CPUs to their work (IBM Systems Journal, seed 000, "I/O": contention
+    "gets worse the more processors or disks"; "we now have one lock per request queue").
+    """
+    from zmodel.kernel.versions import io_lock_scaling
+
+    us = Fraction(1, 10 ** 6)
+    T, h, c = 80 * us, 30 * us, Fraction(2, 10) * us
+    z = T - h
+    w = WorkloadProfile("cached dasd reads", clients=64, user_time=40e-6, io_per_transaction=1, block_size=4096)
+    costs = KernelCosts(io_request_time=10e-6, io_lock_hold=30e-6, handoff=SpinlockHandoff(float(c)))
+    cpus, dasds = np.array([2, 4, 8, 16]), np.array([1, 4, 16, 64])
+    r = io_lock_scaling(cpus[:, None], dasds[None, :], w, SystemConfig(cpus=1, disk_time=0.0, devices=0), costs)
+    for i, n in enumerate(cpus):
+        fg = _split_exact(int(n), z, h, c, 1)
+        assert r.spin_fraction_global[i, 0] == pytest.approx(float(fg), rel=1e-9)
+        for j, d in enumerate(dasds):
+            fq = _split_exact(int(n), z, h, c, int(d))
+            assert r.spin_fraction_per_queue[i, j] == pytest.approx(float(fq), rel=1e-9), (n, d)
+            assert r.spin_fraction_global[i, j] == r.spin_fraction_global[i, 0]     # one lock whatever the DASDs
+            assert r.throughput_global[i, j] == pytest.approx(float(n * (1 - fg) / T), rel=1e-9)
+            assert r.throughput_per_queue[i, j] == pytest.approx(float(n * (1 - fq) / T), rel=1e-9)
+    # the printed table (rounded as printed)
+    assert round(100 * float(r.spin_fraction_global[3, 0]), 1) == 84.8
+    assert round(100 * float(r.spin_fraction_per_queue[3, 2]), 1) == 14.4
+    assert round(float(r.gain[2, 3])) == 207
+    # one DASD: one request queue, the same lock; more DASDs never hurt
+    np.testing.assert_allclose(r.gain[:, 0], 0.0, atol=1e-9)
+    assert (np.diff(r.throughput_per_queue, axis=1) > 0).all()
+    # the generating-function helper is the enumeration of every state (_split) where both run
+    for n, k in ((2, 2), (3, 3), (4, 2)):
+        assert _split_exact(n, z, h, c, k) == _split(n, z, h, c, k)[0]
+    with pytest.raises(ValueError, match="disks must be a positive integer"):
+        io_lock_scaling(2, 0, w)
+    with pytest.raises(ValueError, match="workload must be a WorkloadProfile"):
+        io_lock_scaling(2, 4, {"clients": 2})
+
+
+def test_24_runqueue_lock_is_held_across_the_goodness_scan_by_hand():
+    # Linux 2.4 kernel/sched.c, schedule(): spin_lock_irq(&runqueue_lock), then the goodness() loop
+    # over every task on the run queue (list_for_each(tmp, &runqueue_head)), then
+    # spin_unlock_irq(&runqueue_lock): the global lock's hold per switch is h + t_scan n_run (the
+    # Altix paper, seed 003: "The O(1) CPU scheduler replaced the global runqueue_lock with per-CPU
+    # run queue locks"). 2 CPUs, Z = 0, clients = 2 or 8 (all runnable: n_run = clients), 2 switches
+    # of h = 10 us plus a scan of 2 us per runnable task, hand-off c = 0.5 us, 100 us of user time:
+    #   T = 100 + 2 (2 n_run) + 2 x 10 us, hold H = 10 + 2 n_run us, z = T/2 - H = 50 us,
+    #   X = 2 (1 - f) / T with f of the 2-CPU hand-off chain (_ticket) at serial time H.
+    us = Fraction(1, 10 ** 6)
+    c = KernelCosts(switch_time=0.0, scan_time=2e-6, runqueue_hold=10e-6, handoff=SpinlockHandoff(0.5e-6))
+    for clients in (2, 8):
+        w = WorkloadProfile("w", clients=clients, user_time=1e-4, switches=2, runnable_fraction=1.0)
+        T = 100 * us + 2 * 2 * clients * us + 2 * 10 * us
+        H = 10 * us + 2 * clients * us
+        f, _ = _ticket(2, T / 2 - H, H, Fraction(1, 2) * us)
+        r = compose("2.4.21", w, SystemConfig(cpus=2), c)
+        assert r.spin_fraction == pytest.approx(float(f), rel=1e-9), clients
+        assert r.throughput == pytest.approx(float(2 * (1 - f) / T), rel=1e-9), clients
+    # the O(1) scheduler neither scans nor shares a runqueue lock
+    r26 = compose("2.6.0", w, SystemConfig(cpus=2), c)
+    assert r26.spin_fraction == 0.0
+    # a hold that is all scan (h = 0, 8 x 2 us) is the same lock as h = 16 us without a scan
+    scan_only = KernelCosts(switch_time=0.0, scan_time=2e-6, runqueue_hold=0.0, handoff=SpinlockHandoff(0.5e-6))
+    hold_only = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=16e-6, handoff=SpinlockHandoff(0.5e-6))
+    a, b = compose("2.4.21", w, SystemConfig(cpus=2), scan_only), compose("2.4.21", w, SystemConfig(cpus=2), hold_only)
+    assert a.spin_fraction > 0 and a.spin_fraction == pytest.approx(b.spin_fraction, rel=1e-12)
+    assert a.throughput == pytest.approx(b.throughput, rel=1e-12)
+
+
+def test_scanned_runqueue_hold_under_overcommit_by_hand():
+    # the case above (8 clients: hold H = 26 us, T = 152 us) on 2 logical CPUs dispatched half the
+    # time under 2:1 overcommit: the preempted holder stretches the scanned hold H exactly as any
+    # hold (_h_eff with h = H, DIAG 44, six passes), and a contended acquisition wastes
+    # spinlock_yield(2, H, "diag44").wasted_cpu: D_cpu = (T + a u w) / (phi (1 - f)), X = 2 / D_cpu.
+    from zmodel.kernel.hypervisor import spinlock_yield
+
+    us = Fraction(1, 10 ** 6)
+    c = KernelCosts(switch_time=0.0, scan_time=2e-6, runqueue_hold=10e-6, handoff=SpinlockHandoff(float(HANDOFF)))
+    w = WorkloadProfile("w", clients=8, user_time=1e-4, switches=2, runnable_fraction=1.0)
+    T, H, a = 152 * us, 26 * us, 2
+    f, u = _passes(T / a - H, H, "diag44", HANDOFF)
+    waste = float(spinlock_yield(2.0, float(H), "diag44").wasted_cpu)
+    d_cpu = (float(T) + a * float(u) * waste) / (0.5 * (1 - float(f)))
+    r = compose("2.4.21", w, SystemConfig(cpus=2, dispatch_fraction=0.5, overcommit=2.0, devices=0), c)
+    assert r.spin_fraction == pytest.approx(float(f), rel=1e-9)
+    assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
+    assert r.throughput == pytest.approx(2 / d_cpu, rel=1e-9)

@@ -53,6 +53,7 @@ __all__ = [
     "spinlock",
     "ticket_lock",
     "ticket_lock_probabilities",
+    "ticket_locks",
     "knee_cpus",
     "atomic_update",
     "line_saturation_cpus",
@@ -67,6 +68,7 @@ __all__ = [
     "DASD_MAJOR",
     "IA64_TICK",
     "LockCosts",
+    "SpinlockHandoff",
 ]
 
 #: Block major number of the zSeries DASD driver (Linux ``include/linux/major.h``,
@@ -74,6 +76,36 @@ __all__ = [
 DASD_MAJOR = 94
 #: Timer tick of Linux on ia64 (``HZ = 1024``, Linux ``include/asm-ia64/param.h``) [s].
 IA64_TICK = 1.0 / 1024.0
+
+
+@dataclasses.dataclass(frozen=True)
+class SpinlockHandoff:
+    r"""The per-waiter hand-off of a non-scalable spinlock, declared once for every lock model.
+
+    :func:`ticket_lock`'s ``handoff_time`` c (Boyd-Wickizer et al. 2012, section 3): the
+    cache-line transfer that moves the lock to the next acquirer, paid once per CPU at the
+    lock. :class:`LockCosts` (the Altix page-fault locks, fitted by
+    :mod:`zmodel.fits.kernel_locks`) and :class:`zmodel.kernel.versions.KernelCosts` (the
+    locks of a composed system) both nest this class, so the parameter store and every fit
+    know one ``spinlock_handoff``.
+
+    Parameters
+    ----------
+    spinlock_handoff : float
+        Hand-off time per CPU at the lock, c of :func:`ticket_lock` [s].
+
+    Examples
+    --------
+    >>> SpinlockHandoff().spinlock_handoff
+    2e-07
+    """
+
+    spinlock_handoff: float = param(
+        0.2e-6, unit="s", range=(0.0, 1e-3),
+        source="assumed: one remote cache-line transfer per waiter, about 200 ns")
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,8 +132,9 @@ class LockCosts:
         Timer tick of Linux on ia64, 1/HZ (:data:`IA64_TICK`) [s].
     fault_work : float
         Work of a page fault outside the page-table lock [s].
-    spinlock_handoff : float
-        Per-waiter hand-off of an Altix 2.4 ticket spinlock (:func:`ticket_lock`) [s].
+    handoff : SpinlockHandoff
+        Per-waiter hand-off of a spinlock (:func:`ticket_lock`), the ``spinlock_handoff``
+        shared with the composed kernel model; :attr:`spinlock_handoff` reads it [s].
     page_table_lock_serial : float
         Critical section of the ``page_table_lock`` on the fault path [s].
     superblock_lock_serial : float
@@ -134,9 +167,7 @@ class LockCosts:
         10e-6, unit="s", range=(1e-9, 1.0),
         source="assumed: zeroing a 16 KB page plus the fault path, about 10 us; only its ratio to the "
                "hand-off is identifiable (the figures print no times)")
-    spinlock_handoff: float = param(
-        0.2e-6, unit="s", range=(0.0, 1e-3),
-        source="assumed: one remote cache-line transfer per waiter, about 200 ns")
+    handoff: SpinlockHandoff = dataclasses.field(default_factory=SpinlockHandoff)
     page_table_lock_serial: float = param(
         0.0, unit="s", range=(0.0, 1.0),
         source="assumed: 0, the page_table_lock critical section is a flag test and a pte store, negligible "
@@ -146,7 +177,14 @@ class LockCosts:
         source="assumed: 0, the /dev/zero super-block lock guards two counters, negligible beside the hand-off")
 
     def __post_init__(self):
-        check_fields(self, fractions=("conflict_probability",))
+        if not isinstance(self.handoff, SpinlockHandoff):
+            raise ValueError(f"handoff must be a SpinlockHandoff, got {type(self.handoff).__name__}")
+        check_fields(self, fractions=("conflict_probability",), skip=("handoff",))
+
+    @property
+    def spinlock_handoff(self) -> float:
+        """Hand-off time per CPU at the lock, ``handoff.spinlock_handoff`` [s]."""
+        return self.handoff.spinlock_handoff
 
 
 # --------------------------------------------------------------------------- results
@@ -458,6 +496,92 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
     out = {"acquisition_rate": x, "utilization": busy, "wait_time": w, "queue_length": q,
            "spinning_cpus": spinning, "spin_fraction": frac, "useful_cpus": nf - spinning,
            "parallel_cpus": (np.maximum(nf[:, None] - k, 0.0) * p).sum(axis=1)}  # no cancellation
+    out = {key: v.reshape(shape) for key, v in out.items()}
+    return LockResult(model="ticket", **out)
+
+
+@vectorized
+def ticket_locks(cpus, think_time, serial_time, handoff_time, instances=1) -> LockResult:
+    r"""k equal hand-off spinlocks shared by N CPUs, each acquisition on a uniformly chosen one.
+
+    The partitioned form of :func:`ticket_lock`: the 2.6 block layer's one lock per
+    request queue (an I/O goes to one of k disks), or one lock per CPU. Each CPU works
+    for a mean ``think_time`` between acquisitions, then takes one of the ``instances``
+    locks, chosen uniformly; a lock with j CPUs at it (holding or waiting) hands over
+    after a serial time :math:`s + j c` (Boyd-Wickizer et al. 2012, section 3).
+
+    Parameters
+    ----------
+    cpus : int or array_like of int
+        Number of CPUs n, >= 0 [1].
+    think_time : float or array_like
+        Mean work between two acquisitions (of any instance) a, >= 0 [s].
+    serial_time : float or array_like
+        Critical section s, >= 0 [s].
+    handoff_time : float or array_like
+        Hand-off per CPU at the lock c, >= 0 [s]; s + c must be positive.
+    instances : int or array_like of int, default 1
+        Number of equal locks k, >= 1 [1].
+
+    Returns
+    -------
+    LockResult
+        ``model="ticket"``; ``acquisition_rate`` over all instances, ``utilization`` of
+        one instance (1 - its P_0), ``queue_length`` and ``spinning_cpus`` over all.
+
+    Notes
+    -----
+    The CPUs are the jobs of a closed product-form network: a delay (the work, mean a)
+    and k identical stations with state-dependent service time :math:`s + j c`, visited
+    with probability 1/k each; solved exactly by
+    :func:`zmodel.queueing.loaddep.split_finite_source` (convolution in log space). The
+    CPUs losing time are :math:`Q - X s`: spinning plus the hand-offs, as in
+    :func:`ticket_lock`, which is the case k = 1. A CPU waits at one lock at a time, so
+    the k locks share the n CPUs (at most n spin, whatever k). Valid for exponential
+    times and a uniform choice of the instance.
+
+    References
+    ----------
+    .. [1] S. Boyd-Wickizer, M. F. Kaashoek, R. Morris, N. Zeldovich, "Non-scalable locks
+       are dangerous", Proc. Linux Symposium, Ottawa 2012, section 3.
+    .. [2] J. P. Buzen, "Computational algorithms for closed queueing networks with
+       exponential servers", Comm. ACM 16(9), 1973, pp. 527-531.
+
+    Examples
+    --------
+    Two CPUs, a = 1, s = 1, c = 0, two locks: exact MVA of a delay and two queues of
+    demand 1/2 gives X = 8/9, Q = 10/9, so the CPUs spinning are Q - X s = 2/9.
+
+    >>> r = ticket_locks(2, 1.0, 1.0, 0.0, instances=2)
+    >>> round(r.spinning_cpus, 12) == round(2 / 9, 12)
+    True
+    """
+    from ..queueing.loaddep import split_finite_source
+
+    n = as_int_array("cpus", cpus, minimum=0).astype(float)
+    a = as_float_array("think_time", think_time)
+    s = as_float_array("serial_time", serial_time)
+    c = as_float_array("handoff_time", handoff_time)
+    k = as_int_array("instances", instances, minimum=1).astype(float)
+    n, a, s, c, k = np.broadcast_arrays(n, a, s, c, k)
+    bad = ~(s + c > 0)
+    if bad.any():
+        raise ValueError("serial_time + handoff_time must be positive, got "
+                         f"{float((s + c)[bad].flat[0])!r}")
+    shape = n.shape
+    nf, af, sf, cf, kf = (v.ravel().astype(float) for v in (n, a, s, c, k))
+    m = int(nf.max(initial=0))
+    j = np.arange(1, max(m, 1) + 1, dtype=float)[None, :]
+    log_service = np.log(sf[:, None] + j * cf[:, None])
+    r = split_finite_source(nf, af, log_service, kf)
+    x, q, busy = r.throughput, r.queue_length, r.utilization
+    spinning = np.maximum(q - x * sf, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(x > 0, spinning / np.where(x > 0, x, 1.0), 0.0)
+        frac = np.where(nf > 0, spinning / np.where(nf > 0, nf, 1.0), 0.0)
+    out = {"acquisition_rate": x, "utilization": busy, "wait_time": w, "queue_length": q,
+           "spinning_cpus": spinning, "spin_fraction": frac, "useful_cpus": nf - spinning,
+           "parallel_cpus": nf - q}
     out = {key: v.reshape(shape) for key, v in out.items()}
     return LockResult(model="ticket", **out)
 

@@ -19,9 +19,11 @@ solved by exact MVA (:func:`zmodel.queueing.mva`):
 * a CPU station with ``cpus`` servers whose demand per transaction is the workload's
   user time plus the kernel paths each feature changes (scheduler, block I/O, network,
   threads, fork, memory management via :func:`zmodel.kernel.memory.mm_overhead`),
-  inflated by the spinning on the *global* locks of the version (the 2.4 runqueue lock
-  and ``io_request_lock``) -- each a finite-source queue of the CPUs,
-  :func:`zmodel.kernel.locks.spinlock` -- and by the hypervisor's dispatch fraction;
+  inflated by the spinning on the locks of the version (the 2.4 runqueue lock and
+  ``io_request_lock``, the 2.6 per-request-queue locks) -- each a finite-source queue of
+  the CPUs whose serial time grows with the CPUs at the lock by one cache-line hand-off
+  each, :func:`zmodel.kernel.locks.ticket_lock` (Boyd-Wickizer et al. 2012, section 3)
+  -- and by the hypervisor's dispatch fraction;
 * the channel paths (:class:`zmodel.hardware.channels.ChannelLink` demands) and the
   storage back end (disk-seconds per I/O from :class:`zmodel.hardware.storage.StorageServer`
   or a plain disk service time), with the anticipatory I/O scheduler's idling
@@ -53,6 +55,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.kernel.locks import SpinlockHandoff
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing._params import param
 from zmodel.queueing import mva
@@ -79,6 +82,8 @@ __all__ = [
     "compose",
     "compose_many",
     "SystemResults",
+    "io_lock_scaling",
+    "IoLockScalingResult",
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
@@ -151,7 +156,8 @@ FEATURE_DETAILS: dict[str, Feature] = {f.name: f for f in (
        "Linux 2.4 used a single io_request_lock spinlock for the entire block device subsystem.",
        removed="2.6.0"),
     _f("per_queue_io_lock",
-       "one lock per request queue: block-layer lock hold time is CPU work without cross-CPU contention",
+       "one lock per request queue: CPUs contend for the block-layer lock only when they queue requests for "
+       "the same device (one lock per disk instead of one for all)",
        "2.6.0", f"{_OSDL}, 'Locking I/O Request'; {_IBMSJ}, 'I/O'",
        "Linux 2.6 replaced the IO_request_lock with more granular locking, which includes a separate "
        "lock for each individual device queue."),
@@ -505,6 +511,9 @@ class KernelCosts:
         server (the next read is not adjacent) [1].
     instruction_costs : InstructionCosts
         zSeries storage-key and TLB costs for :func:`zmodel.kernel.memory.mm_overhead`.
+    handoff : SpinlockHandoff
+        The cache-line hand-off per CPU at a contended spinlock (``spinlock_handoff``, the
+        parameter :mod:`zmodel.fits.kernel_locks` fits), for every lock of the composition.
     sysfs_files_per_device : float
         sysfs files per device [1].
     sysfs_bytes_per_file : float
@@ -556,6 +565,7 @@ class KernelCosts:
                               source="assumed: worst case, every anticipation on a multi-spindle server is wasted "
                                      "(ibmsj: AS assumes 'a disk has only one moving head')")
     instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
+    handoff: SpinlockHandoff = dataclasses.field(default_factory=SpinlockHandoff)
     sysfs_files_per_device: float = param(10.0, unit="1", range=(1.0, 1000.0),
                                           source="assumed: device and subchannel directories and attributes "
                                                  "(ibmsj: 'each device creates multiple files in sysfs')")
@@ -569,7 +579,9 @@ class KernelCosts:
         if not isinstance(self.instruction_costs, InstructionCosts):
             raise ValueError(f"instruction_costs must be an InstructionCosts, got "
                              f"{type(self.instruction_costs).__name__}")
-        check_fields(self, fractions=("antic_miss",), skip=("instruction_costs",))
+        if not isinstance(self.handoff, SpinlockHandoff):
+            raise ValueError(f"handoff must be a SpinlockHandoff, got {type(self.handoff).__name__}")
+        check_fields(self, fractions=("antic_miss",), skip=("instruction_costs", "handoff"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -902,8 +914,9 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
         T_\text{mm} = \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
 
     plus the lock hold times :math:`\sigma h_\text{rq} + \iota h_\text{io}` (CPU work in
-    every version; contended only where the lock is global). Each term is one reading
-    of a seed statement (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
+    every version; contended by all CPUs where the lock is global, per request queue for
+    the 2.6 block-layer lock, see :func:`compose`). Each term is one reading of a seed
+    statement (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
     cache effects (affinity, NUMA) are not modelled.
 
     References
@@ -1088,21 +1101,44 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
                             {s\,\phi\,(1 - \sum_L f_L)},
 
     with :math:`T` from :func:`kernel_cpu_time`, speed :math:`s`, dispatch fraction
-    :math:`\phi`, and for every global lock L (acquisitions :math:`a_L`, hold
-    :math:`h_L`) the spin fraction :math:`f_L` of the finite-source queue of the CPUs
-    (:func:`zmodel.kernel.locks.spinlock`, M/M/1//N with N = ``cpus``) at per-CPU think
-    time :math:`Z_L = (T/a_L - h_L)/U` (U the busy fraction of a CPU: an idle CPU takes
-    no locks). Under an overcommitted hypervisor each contended acquisition
+    :math:`\phi`, and for every lock L (acquisitions :math:`a_L`, hold :math:`h_L`,
+    :math:`k_L` equal instances, each acquisition on a uniformly chosen one) the fraction
+    :math:`f_L = (Q - X h_L)/n` of CPU time lost at it (spinning and handing off). The
+    lock's sources are the :math:`n = \min(N, \text{clients})` CPUs that can run at once,
+    each taking the lock after :math:`Z_L = (T/a_L - h_L)/U_s` of work
+    (:math:`U_s = U N/n` the busy fraction of a source: an idle CPU takes no locks); an
+    instance with j CPUs at it hands over after :math:`h_L + j c` -- the Markov model of
+    Boyd-Wickizer et al. (2012), section 3, c the cache-line hand-off per CPU at the lock
+    (``KernelCosts.handoff.spinlock_handoff``, the parameter of
+    :mod:`zmodel.fits.kernel_locks`). X and Q come from the closed product-form network of
+    the n CPUs, a delay :math:`Z_L` and the :math:`k_L` instances
+    (:func:`zmodel.kernel.locks.ticket_locks`; for :math:`k_L = 1` the chain
+    :math:`P_j \propto \frac{n!}{(n-j)!} Z_L^{-j} \prod_{i \le j}(h_L + i c)` of
+    :func:`zmodel.kernel.locks.ticket_lock`), so a CPU waits at one instance at a time.
+    The locks: the 2.4 global runqueue lock (:math:`k = 1`, held
+    :math:`h_\text{rq} + t_\text{scan} n_\text{run}` per switch: Linux 2.4
+    ``kernel/sched.c`` ``schedule()`` runs its ``goodness()`` loop over the run queue
+    between ``spin_lock_irq(&runqueue_lock)`` and ``spin_unlock_irq(&runqueue_lock)``;
+    :math:`n_\text{run}` the runnable tasks of the pass, as in :func:`kernel_cpu_time`)
+    and ``io_request_lock`` (:math:`k = 1`), the 2.6 per-request-queue lock (:math:`k` = ``disks``: seed 000, "we now have one lock per
+    request queue. Several queues can be processed at the same time on different
+    processors"). With c = 0 and k = 1 the lock is M/M/1//n. A single source never
+    contends (no other CPU holds the lock and the line stays in its cache, as
+    :func:`zmodel.kernel.locks.atomic_update`'s hit). Under an
+    overcommitted hypervisor each contended acquisition
     (probability = lock utilization :math:`u_L`) also burns the ``wasted_cpu`` of
     :func:`zmodel.kernel.hypervisor.spinlock_yield` (:math:`w_L`, strategy from
     :func:`spinlock_strategy`), and the lock's queue sees the preempted holder's
     effective hold :math:`h_\text{eff} = h + m W` of
     :func:`zmodel.kernel.hypervisor.preempted_hold_time` (spinning: the full off time;
     DIAG 44: shortened by the waiters queued ahead of the holder, their share read as the
-    last pass's spin fraction; DIAG 9C: about the spin phase plus one diagnose). Under
-    overcommit the 2.6 partitioned locks (one runqueue lock per CPU, one block-layer lock
-    per disk queue, each acquisition on a uniformly chosen instance) are added as queues
-    too, charged only with the spin the preemption adds (:math:`f(h_\text{eff}) - f(h)`).
+    last pass's spin fraction; DIAG 9C: about the spin phase plus one diagnose), plus the
+    hand-off :math:`j c` (the waiters' preemption is not modelled: s390 spinlocks are
+    compare-and-swap locks, not ticket locks, so a preempted waiter blocks nobody). Under
+    overcommit the 2.6 per-CPU runqueue locks (one per CPU, each acquisition on a
+    uniformly chosen instance) are added as queues too, charged only with the spin the
+    preemption adds (:math:`f(h_\text{eff}) - f(h)`: a CPU takes mostly its own runqueue
+    lock, so on dedicated CPUs they are treated as uncontended).
     With ``SystemConfig.cp_costs`` (a z/VM guest) the demand also carries
     :math:`C_\text{CP}/(s\phi)` of :func:`zmodel.kernel.hypervisor.cp_overhead` (I/Os,
     wakeups = I/Os + network requests, slice-end dispatches of the base CPU time). The disk demand is
@@ -1117,13 +1153,18 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     :math:`\text{st} = r(1-\phi)`).
 
     Validity: product-form means (exponential FCFS or PS stations), a spinning CPU is
-    busy, the global locks are independent; the fixed point is an iterative
-    decomposition (Lazowska et al. 1984, §8.4), not exact.
+    busy, the locks are independent of each other (the instances of one lock share the
+    CPUs exactly), each acquisition picks an instance uniformly; exponential hold and
+    hand-off times, as in Boyd-Wickizer et al. (whose measured collapse is sharper than
+    the chain's); the fixed point is an iterative decomposition (Lazowska et al. 1984,
+    §8.4), not exact.
 
     References
     ----------
     E. D. Lazowska, J. Zahorjan, G. S. Graham, K. C. Sevcik, *Quantitative System
     Performance*, Prentice Hall 1984, ch. 6 and §8.4.
+    S. Boyd-Wickizer, M. F. Kaashoek, R. Morris, N. Zeldovich, "Non-scalable locks are
+    dangerous", Proc. Linux Symposium, Ottawa 2012, section 3 (the lock's Markov model).
     Seeds 000 (IBM Systems Journal), 001 (OSDL), 002 (WAVV 2008), sections in
     :data:`FEATURE_DETAILS`.
 
@@ -1193,8 +1234,8 @@ def compose_many(compositions) -> SystemResults:
     -----
     The compositions share nothing but the solver calls: every fixed-point pass solves all
     of their networks in one batched :func:`zmodel.queueing.mva` call (each network with its
-    own server counts) and the global-lock queues of all networks with the same CPU count in
-    one :func:`zmodel.kernel.locks.spinlock` call. A composition whose fixed point is exact
+    own server counts) and the lock queues of all networks with the same CPU count in
+    one :func:`zmodel.kernel.locks.ticket_lock` call. A composition whose fixed point is exact
     before the others' would repeat its last pass bit for bit, so the batch gives each
     composition what it gets alone. Used by the calibrations, which compose dozens of
     systems at each parameter vector.
@@ -1221,6 +1262,134 @@ def compose_many(compositions) -> SystemResults:
             raise ValueError(f"compositions[{i}] must give {', '.join(missing)}")
         calls.append(tuple(comp.get(n) for n in names))
     return SystemResults(results=tuple(_compose_all(calls)))
+
+
+@dataclasses.dataclass(frozen=True)
+class IoLockScalingResult(Result):
+    """2.4's global ``io_request_lock`` against 2.6's per-request-queue locks (:func:`io_lock_scaling`).
+
+    Attributes
+    ----------
+    cpus : float or ndarray
+        CPUs of each system [1].
+    disks : float or ndarray
+        Disks (DASDs), one request queue each [1].
+    spin_fraction_global : float or ndarray
+        Fraction of the busy CPU time lost at the one global lock (2.4) [1].
+    spin_fraction_per_queue : float or ndarray
+        Fraction of the busy CPU time lost at the per-queue locks (2.6) [1].
+    throughput_global : float or ndarray
+        Transactions per second with the global lock [1/s].
+    throughput_per_queue : float or ndarray
+        Transactions per second with one lock per request queue [1/s].
+    gain : float or ndarray
+        ``100 (throughput_per_queue / throughput_global - 1)`` [%].
+    """
+
+    cpus: Any
+    disks: Any
+    spin_fraction_global: Any
+    spin_fraction_per_queue: Any
+    throughput_global: Any
+    throughput_per_queue: Any
+    gain: Any
+
+
+@vectorized
+def io_lock_scaling(cpus, disks, workload: WorkloadProfile, system: SystemConfig | None = None,
+                    costs: KernelCosts | None = None, kernel="2.6.6", io_scheduler="deadline") -> IoLockScalingResult:
+    r"""The block-layer lock's cost as CPUs and disks grow: one global lock (2.4) or one per request queue (2.6).
+
+    Two compositions (:func:`compose`) per (``cpus``, ``disks``) pair, identical but for the
+    block-layer locking: ``kernel``'s features with ``global_io_request_lock`` (the 2.4
+    ``io_request_lock``: one lock for every request) or with ``per_queue_io_lock`` (one lock
+    per request queue, one queue per disk). Everything else -- paths, scheduler, costs --
+    is the same, so the difference is the lock alone. All pairs are solved in one
+    :func:`compose_many` call.
+
+    Parameters
+    ----------
+    cpus : int or array_like of int
+        CPUs of the system, >= 1, broadcast against ``disks`` [1].
+    disks : int or array_like of int
+        Disks (DASDs; request queues), >= 1 [1].
+    workload : WorkloadProfile
+        What one transaction does (``io_per_transaction`` > 0 for a lock to matter).
+    system : SystemConfig, optional
+        The rest of the system (speed, hypervisor, disk time, channels); its ``cpus`` and
+        ``disks`` are replaced. Default ``SystemConfig(cpus=1)``.
+    costs : KernelCosts, optional
+        Default :func:`calibrated_costs`.
+    kernel : str or KernelVersion, default "2.6.6"
+        The feature set both variants start from.
+    io_scheduler : str, default "deadline"
+        The I/O scheduler of both variants (the 2.4 elevator).
+
+    Returns
+    -------
+    IoLockScalingResult
+
+    Notes
+    -----
+    Each lock is the hand-off chain of :func:`compose` (Boyd-Wickizer et al. 2012, section
+    3): with k lock instances, each CPU takes a given instance after
+    :math:`Z_L = (k T/\iota - h)/U` and loses :math:`f = k (Q - X h)/N` of its time,
+    :math:`Q, X` of the chain with serial time :math:`h + j c`. With a saturated CPU
+    station (U = 1, no disk time) the throughput is :math:`N (1 - f)/T`. The global lock
+    saturates at about :math:`(Z_L + h)/h` CPUs whatever the disks; the per-queue locks
+    divide the acquisitions among k = ``disks`` locks. IBM Systems Journal (seed 000),
+    "I/O": the io_request_lock contention "gets worse the more processors or disks" and
+    "we now have one lock per request queue. Several queues can be processed at the same
+    time on different processors"; OSDL deck (seed 001), "Locking I/O Request".
+
+    References
+    ----------
+    .. [1] S. Boyd-Wickizer, M. F. Kaashoek, R. Morris, N. Zeldovich, "Non-scalable locks
+       are dangerous", Proc. Linux Symposium, Ottawa 2012, section 3.
+    .. [2] Seeds ``000_bf0694975d199a2d.txt`` (section "I/O") and
+       ``001_37b528ecce68b8bf.txt`` ("Locking I/O Request").
+
+    Examples
+    --------
+    One CPU never contends: both lockings give the same throughput.
+
+    >>> w = WorkloadProfile("io", clients=4, user_time=40e-6, io_per_transaction=1)
+    >>> r = io_lock_scaling(1, 8, w, SystemConfig(cpus=1, disk_time=0.0), KernelCosts())
+    >>> r.gain, r.spin_fraction_global
+    (0.0, 0.0)
+    """
+    n = np.asarray(cpus)
+    d = np.asarray(disks)
+    n_list = np.array([as_count("cpus", v, 1) for v in n.ravel()], dtype=np.int64).reshape(n.shape)
+    d_list = np.array([as_count("disks", v, 1) for v in d.ravel()], dtype=np.int64).reshape(d.shape)
+    try:
+        n_b, d_b = np.broadcast_arrays(n_list, d_list)
+    except ValueError:
+        raise ValueError(f"cpus and disks must broadcast against each other, got shapes {n.shape} and "
+                         f"{d.shape}") from None
+    if not isinstance(workload, WorkloadProfile):
+        raise ValueError(f"workload must be a WorkloadProfile, got {type(workload).__name__}")
+    if system is None:
+        system = SystemConfig(cpus=1)
+    if not isinstance(system, SystemConfig):
+        raise ValueError(f"system must be a SystemConfig, got {type(system).__name__}")
+    base = _features_of(kernel)
+    locking = {"global": (base - {"per_queue_io_lock"}) | {"global_io_request_lock"},
+               "per_queue": (base - {"global_io_request_lock"}) | {"per_queue_io_lock"}}
+    calls = [dict(kernel=locking[v], workload=workload, costs=costs, io_scheduler=io_scheduler,
+                  system=dataclasses.replace(system, cpus=int(c), disks=int(k)))
+             for c, k in zip(n_b.ravel(), d_b.ravel()) for v in ("global", "per_queue")]
+    res = compose_many(calls)
+    x = np.array([float(r.throughput) for r in res]).reshape(-1, 2)
+    f = np.array([float(r.spin_fraction) for r in res]).reshape(-1, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gain = np.where(x[:, 0] > 0, 100.0 * (x[:, 1] / np.where(x[:, 0] > 0, x[:, 0], 1.0) - 1.0), 0.0)
+    shape = n_b.shape
+    return IoLockScalingResult(cpus=n_b.astype(float), disks=d_b.astype(float),
+                               spin_fraction_global=f[:, 0].reshape(shape),
+                               spin_fraction_per_queue=f[:, 1].reshape(shape),
+                               throughput_global=x[:, 0].reshape(shape), throughput_per_queue=x[:, 1].reshape(shape),
+                               gain=gain.reshape(shape))
 
 
 class _Prepared:
@@ -1303,16 +1472,17 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
 def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, global_locks, strategy) -> list:
     """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b)``.
 
-    Every global lock of the version, and, under overcommit, the partitioned locks whose
-    hold time :func:`kernel_cpu_time` charges as ``lock_hold`` (the 2.6 per-CPU runqueue
-    locks, ``instances = 0`` meaning one per CPU, and the per-queue block-layer locks, one
-    per disk). ``wasted`` is the CPU a contended acquisition burns under overcommit
+    Every global lock of the version (one instance); the 2.6 per-request-queue block-layer
+    locks (``instances = disks``: each request goes to one of the disks' queues, chosen
+    uniformly), contended like any lock; and, under overcommit, the 2.6 per-CPU runqueue
+    locks (``instances = 0`` meaning one per CPU) with ``increment``: only what the holder's
+    preemption adds to their spinning is charged (a CPU takes mostly its own runqueue lock,
+    so on dedicated CPUs the composition treats it as uncontended). ``wasted`` is the CPU a
+    contended acquisition burns under overcommit
     (:func:`zmodel.kernel.hypervisor.spinlock_yield`, ``None`` without), ``a + b q`` the
     hold time the lock's queue sees when a fraction q of the virtual CPUs queued for a
     physical CPU are lock waiters (:func:`zmodel.kernel.hypervisor.preempted_hold_time`,
-    linear in q; ``a = hold, b = 0`` without overcommit). ``increment``: only what the
-    preemption adds to the lock's spinning is charged (the composition treats a
-    partitioned lock as uncontended on dedicated CPUs).
+    linear in q; ``a = hold, b = 0`` without overcommit).
     """
     over = s.overcommit > 1
 
@@ -1331,11 +1501,10 @@ def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, gl
         return name, acq, hold, wasted, instances, increment, a, b
 
     out = [entry(name, acq, hold, 1, False) for name, acq, hold in global_locks]
-    if over:
-        if "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
-            out.append(entry("runqueue_lock_per_cpu", w.switches, c.runqueue_hold, 0, True))
-        if "global_io_request_lock" not in f and w.io_per_transaction > 0 and c.io_lock_hold > 0:
-            out.append(entry("queue_lock", w.io_per_transaction, c.io_lock_hold, s.disks, True))
+    if over and "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
+        out.append(entry("runqueue_lock_per_cpu", w.switches, c.runqueue_hold, 0, True))
+    if "global_io_request_lock" not in f and w.io_per_transaction > 0 and c.io_lock_hold > 0:
+        out.append(entry("queue_lock", w.io_per_transaction, c.io_lock_hold, s.disks, False))
     return out
 
 
@@ -1347,7 +1516,7 @@ def _memory_overhead(f, w, s, c) -> float:
 
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
-    from zmodel.kernel.locks import spinlock
+    from zmodel.kernel.locks import ticket_locks
 
     preps = [_prepare(*call) for call in calls]
     if not preps:
@@ -1378,6 +1547,7 @@ def _compose_all(calls) -> list[SystemResult]:
     other = np.repeat(np.array([[p.chan[0], p.chan[1], p.chan[2]] for p in preps]), sizes, axis=0)
     ctrl = col([p.ctrl for p in preps])
     ext = col([p.w.external_delay for p in preps])
+    handoff = col([p.c.handoff.spinlock_handoff for p in preps])
     servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, p.s.disks,
                                    math.inf, math.inf] for p in preps]), sizes, axis=0)
     servers[:, 0] = ncpu
@@ -1390,13 +1560,21 @@ def _compose_all(calls) -> list[SystemResult]:
     lock_incr = np.zeros((slots, B), dtype=bool)
     lock_a = np.full((slots, B), np.nan)
     lock_b = np.zeros((slots, B))
+    # the 2.4 runqueue lock is held across schedule()'s goodness() scan: hold + scan x runnable
+    lock_scan = np.zeros((slots, B))
+    over_of = {}    # network slice -> (overcommit, strategy) where a scanned hold needs its yield waste per pass
     for i, p in enumerate(preps):
         sl = slice(starts[i], starts[i] + sizes[i])
-        for j, (_name, acq, hold, wasted, inst, incr, a, b) in enumerate(p.locks):
+        for j, (name, acq, hold, wasted, inst, incr, a, b) in enumerate(p.locks):
             lock_acq[j, sl], lock_hold[j, sl] = acq, hold
             lock_waste[j, sl] = math.nan if wasted is None else wasted
             lock_inst[j, sl] = ncpu[sl] if inst == 0 else inst
             lock_incr[j, sl], lock_a[j, sl], lock_b[j, sl] = incr, a, b
+            if name == "runqueue_lock" and p.scan > 0:
+                lock_scan[j, sl] = p.scan
+                if wasted is not None:
+                    over_of[(j, starts[i], sizes[i])] = (float(p.s.overcommit), p.strategy)
+    scanned = bool((lock_scan > 0).any())
     # networks whose lock holds follow the previous pass's spin (DIAG 44 under overcommit)
     q_dep = (lock_b != 0.0).any(axis=0) if slots else np.zeros(B, dtype=bool)
     # z/VM CP CPU per transaction: fixed part and part per second of guest CPU
@@ -1431,11 +1609,25 @@ def _compose_all(calls) -> list[SystemResult]:
             # the hold the queue sees: h, or under overcommit h + preemptions x holder delay,
             # the delay shortened by the waiters queued ahead of the holder (q = last pass's spin)
             eff_a = lock_a[:, ix] + lock_b[:, ix] * spin_total[ix]
-            has = ~np.isnan(acq_a)
-            busy = np.clip(u_cpu[ix], 1e-6, 1.0)
+            if scanned:
+                # the goodness() scan under the 2.4 runqueue lock: the hold of this pass is
+                # h + t_scan n_run; the preempted holder's h_eff = h + (kappa h/T_s) W(q) is
+                # proportional to the hold (preempted_hold_time), so it scales with it
+                scan_hold = lock_scan[:, ix] * np.maximum(1.0, runnable[ix])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    ratio = (hold_a + scan_hold) / hold_a
+                    eff_a = np.where(scan_hold > 0, np.where(hold_a > 0, eff_a * ratio, hold_a + scan_hold), eff_a)
+                hold_a = hold_a + scan_hold
+            c_a = np.broadcast_to(handoff[ix], eff_a.shape)
+            # the lock's sources: the CPUs that can run at once, min(CPUs, clients), each busy
+            # U N / sources of the time (all busy CPU time is theirs)
+            src_a = np.minimum(ncpu_a, pop[ix])
+            # a lock with neither hold nor hand-off takes no time; one source never contends
+            has = ~np.isnan(acq_a) & (hold_a + c_a > 0) & (src_a > 1)
+            busy = np.clip(u_cpu[ix] * ncpu_a / np.maximum(src_a, 1), 1e-6, 1.0)
             with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-                # a lock with k instances: each CPU takes one instance a/k times per transaction
-                think = np.maximum(base * inst_a / acq_a - hold_a, 0.0) / busy
+                # work between two acquisitions (of any instance of the lock)
+                think = np.maximum(base / acq_a - hold_a, 0.0) / busy
             for j in range(slots):
                 # a composition whose lock is acquired so rarely that it is never contended skips it
                 bad = np.zeros(len(preps), dtype=bool)
@@ -1443,15 +1635,29 @@ def _compose_all(calls) -> list[SystemResult]:
                 has[j] &= ~bad[sg]
             spin = np.zeros((slots, nb))
             util_lock = np.zeros((slots, nb))
-            for n_cpu in np.unique(ncpu_a[has.any(axis=0)]):
-                sel = has & (ncpu_a == n_cpu)
-                lk = spinlock(int(n_cpu), think[sel], eff_a[sel])
-                spin[sel] = inst_a[sel] * np.asarray(lk.spin_fraction, dtype=float)
+            for n_cpu in np.unique(src_a[has.any(axis=0)]):
+                # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
+                sel = has & (src_a == n_cpu)
+                lk = ticket_locks(int(n_cpu), think[sel], eff_a[sel], c_a[sel], inst_a[sel])
+                spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
                 util_lock[sel] = np.asarray(lk.utilization, dtype=float)
                 inc = sel & incr_a
-                if inc.any():   # a partitioned lock: only what the preemption adds
-                    lk0 = spinlock(int(n_cpu), think[inc], hold_a[inc])
-                    spin[inc] = spin[inc] - inst_a[inc] * np.asarray(lk0.spin_fraction, dtype=float)
+                if inc.any():   # a per-CPU lock: only what the preemption adds
+                    lk0 = ticket_locks(int(n_cpu), think[inc], hold_a[inc], c_a[inc], inst_a[inc])
+                    spin[inc] = spin[inc] - np.asarray(lk0.spin_fraction, dtype=float)
+            if scanned and over_of:
+                # the yield waste of a contended acquisition follows the scanned hold
+                from zmodel.kernel.hypervisor import spinlock_yield
+
+                waste_a = waste_a.copy()
+                pos = np.full(B, -1)
+                pos[ix] = np.arange(nb)
+                for (j, start, size), (rho, strategy) in over_of.items():
+                    cols = pos[start:start + size]
+                    cols = cols[cols >= 0]
+                    if cols.size:
+                        waste_a[j, cols] = np.asarray(spinlock_yield(rho, hold_a[j, cols], strategy).wasted_cpu,
+                                                      dtype=float)
             for j in range(slots):   # in the order of the locks, as compose adds them
                 idx = np.flatnonzero(has[j])
                 spin_a[idx] = spin_a[idx] + spin[j, idx]

@@ -214,3 +214,70 @@ def finite_source_batch(n_pop, think, log_mu, mu, p, x, q, u):
             x[b] = xs
             q[b] = qs
             u[b] = us
+
+
+@_jit
+def _log_convolve(a, b, n):
+    """log of the convolution of exp(a) and exp(b), entries 0..n (log-sum-exp per entry)."""
+    out = np.empty(n + 1)
+    for m in range(n + 1):
+        mx = -np.inf
+        for i in range(m + 1):
+            v = a[i] + b[m - i]
+            if v > mx:
+                mx = v
+        if mx == -np.inf:
+            out[m] = -np.inf
+            continue
+        s = 0.0
+        for i in range(m + 1):
+            s += np.exp(a[i] + b[m - i] - mx)
+        out[m] = mx + np.log(s)
+    return out
+
+
+@_jit
+def split_finite_source_batch(n_pop, think, log_f, stations, x, q, u):
+    """Jobs alternating between a think time and one of k identical load-dependent stations, per row.
+
+    n_pop (B,) float; think (B,) [s]; log_f (B, M + 1): log f(j), j = 0..M, the product-form
+    factor of ONE station (f(0) = 1: log_f[:, 0] = 0); stations (B,) k >= 1. Normalising
+    constants in log space: F_{k-1} = f^{*(k-1)} by binary powering, F_k = F_{k-1} * f,
+    G(n) = sum_m Z^{n-m}/(n-m)! F_k(m). Writes x = G(N-1)/G(N), q = N - x Z (jobs at the
+    stations, all of them: sum_m m g(N-m) F_k(m) / G(N)), u = 1 - sum_m g(N-m) F_{k-1}(m) / G(N) (one station busy).
+    """
+    B = n_pop.shape[0]
+    for b in range(B):
+        n = int(n_pop[b])
+        if n == 0:
+            x[b] = 0.0
+            q[b] = 0.0
+            u[b] = 0.0
+            continue
+        f = log_f[b, : n + 1].copy()
+        res = np.full(n + 1, -np.inf)
+        res[0] = 0.0
+        e = int(stations[b]) - 1
+        pw = f.copy()
+        while e > 0:
+            if e & 1:
+                res = _log_convolve(res, pw, n)
+            e >>= 1
+            if e > 0:
+                pw = _log_convolve(pw, pw, n)
+        fk = _log_convolve(res, f, n)
+        lg = np.full(n + 1, -np.inf)
+        if think[b] == 0.0:
+            lg[0] = 0.0
+        else:
+            lz = np.log(think[b])
+            for j in range(n + 1):
+                lg[j] = j * lz - math.lgamma(j + 1.0)
+        g_all = _log_convolve(lg, fk, n)
+        g_one_idle = _log_convolve(lg, res, n)
+        x[b] = np.exp(g_all[n - 1] - g_all[n])
+        qs = 0.0
+        for m in range(1, n + 1):
+            qs += m * np.exp(lg[n - m] + fk[m] - g_all[n])
+        q[b] = qs
+        u[b] = -np.expm1(g_one_idle[n] - g_all[n])
