@@ -83,6 +83,11 @@ def test_precedence_and_calibrated_flags():
                                              "iske": {"value": 4.0, "calibrated": False}}})
     assert s.values() == {"purge": 2.0, "iske": 4.0}
     assert s.where("purge") == "kernel_versions" and s.calibrated() == {"purge"}
+    # an area that only holds a parameter at its assumed value never overrides one that fitted it
+    s = _store(kernel_versions={"parameters": {"spinlock_handoff": {"value": 2e-7, "calibrated": False}}},
+               kernel_locks={"parameters": {"spinlock_handoff": {"value": 5e-8, "calibrated": True}}})
+    assert s.where("spinlock_handoff") == "kernel_locks" and s.values() == {"spinlock_handoff": 5e-8}
+    assert s.calibrated() == {"spinlock_handoff"}
 
 
 # --------------------------------------------------------------------------- draws

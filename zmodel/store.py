@@ -74,9 +74,11 @@ FORMAT = "zmodel-parameters"
 VERSION = 1
 #: z-value of a two-sided 90 % interval (normal quantile 0.95)
 Z90 = 1.6448536269514722
-#: area order when two areas fit the same parameter name: the first listed wins. The
-#: composed kernel model is what the planner's predictions solve, so its values come first;
-#: then the kernel component areas, then the hardware areas.
+#: area order when two areas hold the same parameter name: an area that *fitted* it wins over
+#: one that only holds it at an assumed value (a calibrated value is never overridden by a
+#: default), and among areas of the same kind the first listed wins. The composed kernel model
+#: is what the planner's predictions solve, so its values come first; then the kernel component
+#: areas, then the hardware areas.
 PRECEDENCE = ("kernel_versions", "kernel_memory", "kernel_locks", "kernel_iopath", "kernel_hypervisor",
               "kernel_numa", "channels", "storage", "network", "crypto", "usl")
 
@@ -241,31 +243,30 @@ class ParameterStore:
         return known + sorted(a for a in self.areas if a not in PRECEDENCE)
 
     def where(self, name: str) -> str | None:
-        """The area whose value of ``name`` predictions use (:data:`PRECEDENCE`), or None."""
-        for area in self._order():
-            a = self.areas[area]
-            if name in a.parameters or name in a.derived:
-                return area
-        return None
+        """The area whose value of ``name`` predictions use (:data:`PRECEDENCE`), or None.
+
+        An area that calibrated ``name`` (or derives it from calibrated factors) comes before
+        one that holds it at an assumed value; within each kind, :data:`PRECEDENCE` decides.
+        """
+        holders = [a for a in self._order() if name in self.areas[a].parameters or name in self.areas[a].derived]
+        fitted = [a for a in holders if self._fitted_in(a, name)]
+        return (fitted or holders or [None])[0]
+
+    def _fitted_in(self, area: str, name: str) -> bool:
+        a = self.areas[area]
+        if name in a.parameters:
+            return a.parameters[name].calibrated
+        return any(a.parameters[f].calibrated for f in a.derived[name] if f in a.parameters)
 
     def values(self) -> dict[str, float]:
         """Name -> value over every area, the area of :meth:`where` winning."""
-        out: dict[str, float] = {}
-        for area in reversed(self._order()):
-            out.update(self.areas[area].values())
-        return out
+        per_area = {area: self.areas[area].values() for area in self._order()}
+        names = dict.fromkeys(n for values in per_area.values() for n in values)
+        return {name: per_area[self.where(name)][name] for name in names}
 
     def calibrated(self) -> set[str]:
         """Names whose value (in the winning area) was fitted, derived products of fitted ones included."""
-        out = set()
-        for name in self.values():
-            a = self.areas[self.where(name)]
-            if name in a.parameters:
-                if a.parameters[name].calibrated:
-                    out.add(name)
-            elif any(a.parameters[f].calibrated for f in a.derived[name]):
-                out.add(name)
-        return out
+        return {name for name in self.values() if self._fitted_in(self.where(name), name)}
 
     def parameter(self, name: str) -> StoredParameter:
         """The stored entry of ``name`` in its winning area."""
