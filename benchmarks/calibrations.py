@@ -5,6 +5,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/calibrations.py                 # fits only, print the table
     .venv/bin/python benchmarks/calibrations.py --loo           # also every area's leave-one-out
     .venv/bin/python benchmarks/calibrations.py --loo --write   # and put the table in BENCHMARKS.md
+    .venv/bin/python benchmarks/calibrations.py --loo --workers 2   # the refits in two processes
 
 ``--loo`` skips the areas whose calibration declares ``leave_one_out_in_summary = False``
 (none at present); ``--all-loo`` times them too. With ``--loo``, an area that declares
@@ -39,6 +40,8 @@ def main(argv=None) -> int:
     ap.add_argument("--loo", action="store_true", help="also time every area's cross_validate()")
     ap.add_argument("--all-loo", action="store_true",
                     help="with --loo, also the leave-one-out of areas that declare it too long for the summary")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes for the leave-one-out refits (cross_validate(workers=K): the same tables)")
     ap.add_argument("--write", action="store_true", help="write the table into BENCHMARKS.md")
     ap.add_argument("areas", nargs="*", help="only these areas (default: all)")
     args = ap.parse_args(argv)
@@ -58,11 +61,11 @@ def main(argv=None) -> int:
         loo = lgo = None
         if args.loo and entry.layer != "summary" and (cal.leave_one_out_in_summary or args.all_loo):
             t0 = time.perf_counter()
-            cal.cross_validate()
+            cal.cross_validate(workers=args.workers)
             loo = time.perf_counter() - t0
             if cal.groups:
                 t0 = time.perf_counter()
-                cal.cross_validate(grouped=True)
+                cal.cross_validate(grouped=True, workers=args.workers)
                 lgo = time.perf_counter() - t0
         rows.append((entry.area, fit, loo, lgo))
         print(f"{entry.area:<18} run {fit:8.2f} s" + ("" if loo is None else f"   leave-one-out {loo:8.2f} s")
@@ -70,7 +73,8 @@ def main(argv=None) -> int:
     print(f"{'all':<18} run {total_fit:8.2f} s")
 
     if args.write:
-        cmd = "benchmarks/calibrations.py" + (" --loo" if args.loo else "")
+        cmd = ("benchmarks/calibrations.py" + (" --loo" if args.loo else "") + (" --all-loo" if args.all_loo else "")
+               + (f" --workers {args.workers}" if args.workers != 1 else ""))
         lines = [MARK, "",
                  f"* Command: `.venv/bin/python {cmd}` (NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'unset')})",
                  f"* Machine: nproc = {os.cpu_count()}, Python {platform.python_version()}; shared with other jobs "

@@ -633,3 +633,38 @@ def test_leave_one_out_does_not_leak_the_left_out_number():
     assert not cv.loc["own.0", "predictable"] and cv.loc["own.0", "unidentified_without"] == "c"
     assert cv.loc["lin.1", "predictable"]
     assert cv.attrs["n_unpredictable"] == 1
+
+
+def test_a_left_out_row_that_does_not_read_the_lost_parameter_stays_predictable():
+    # leave out lin.1 together with own.0 (one group): "c" loses its only row, but lin.1's
+    # prediction a + b x never reads c, so it rests on no start and stays predictable;
+    # own.0 (= c) falls back to c's initial value and is flagged
+    from fractions import Fraction as F
+
+    m = linear_model([0.0, 1.0, 2.0, 3.0])
+    m._parameters.add("c", 5.0)
+    m.add_predictor("own.0", lambda p: p["c"])
+    data = pd.concat([linear_data([1.0, 3.0, 5.1, 6.9]), frame([("own.0", "absolute", 9.0, "1")])],
+                     ignore_index=True)
+    cv = cross_validate(m, data, scale="absolute", progress=False,
+                        groups={"lin.1": "G", "own.0": "G"}).set_index("id")
+    assert cv.loc["lin.1", "group"] == cv.loc["own.0", "group"] == "G"
+    assert cv.loc["lin.1", "predictable"] and cv.loc["lin.1", "unidentified_without"] == ""
+    # least squares through (0, 1), (2, 5.1), (3, 6.9), evaluated at x = 1
+    xs, ys = [F(0), F(2), F(3)], [F(1), F(51, 10), F(69, 10)]
+    xb, yb = sum(xs) / 3, sum(ys) / 3
+    b = sum((x - xb) * (y - yb) for x, y in zip(xs, ys)) / sum((x - xb) ** 2 for x in xs)
+    assert cv.loc["lin.1", "predicted_loo"] == pytest.approx(float(yb + b * (1 - xb)), rel=1e-7)   # solver tolerance
+    assert not cv.loc["own.0", "predictable"] and cv.loc["own.0", "unidentified_without"] == "c"
+
+
+def test_refits_in_worker_processes_give_the_same_table():
+    # each refit is independent: two forked workers return the table of one process, row for row
+    m = linear_model([0.0, 1.0, 2.0, 3.0])
+    data = linear_data([1.0, 3.2, 4.9, 7.1])
+    one = cross_validate(m, data, scale="absolute", progress=False)
+    two = cross_validate(m, data, scale="absolute", progress=False, workers=2)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    assert one.attrs == two.attrs
+    with pytest.raises(ValueError, match="workers must be"):
+        cross_validate(m, data, scale="absolute", progress=False, workers=0)

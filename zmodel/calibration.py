@@ -83,6 +83,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from zmodel.conventions import as_count
 from zmodel.queueing._params import Prior, check_prior
 from zmodel.queueing._result import Result
 
@@ -1962,9 +1963,44 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
         scale_covar=scale_covar, model_name=label)
 
 
+def _reads(model, id_: str, values: Mapping[str, float], param: "Parameter") -> bool:
+    """Whether the prediction of ``id_`` at ``values`` moves when ``param`` moves by a small step.
+
+    The step is 1e-4 of the value (1e-6 of the bounds' span, or 1e-12, at zero), taken
+    upwards unless that leaves the bounds.
+    """
+    v = float(values[param.name])
+    span = param.max - param.min
+    step = 1e-4 * abs(v) if v != 0 else (1e-6 * span if math.isfinite(span) else 1e-12)
+    moved = v + step if v + step <= param.max else v - step
+    return model.predict(id_, values) != model.predict(id_, {**values, param.name: moved})
+
+
+_FOLD_JOB: list = []   # the refit function a forked worker runs (set just before the fork)
+
+
+def _run_fold(k: int):
+    return _FOLD_JOB[0](k)
+
+
+def _map_folds(refit, n: int, workers: int):
+    """``refit(k)`` for k = 0 .. n-1, in order: here, or in ``workers`` forked processes."""
+    import multiprocessing
+
+    if workers == 1 or n < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from (refit(k) for k in range(n))
+        return
+    _FOLD_JOB[:] = [refit]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, n)) as pool:
+            yield from pool.imap(_run_fold, range(n))
+    finally:
+        _FOLD_JOB.clear()
+
+
 def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
                    progress: bool | None = None, groups: Mapping[str, str] | None = None, full=None,
-                   **calibrate_kwargs):
+                   workers: int = 1, **calibrate_kwargs):
     """Leave-one-out cross-validation: refit without each used measurement, predict it.
 
     Parameters
@@ -1979,6 +2015,10 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         As for :func:`calibrate`.
     progress : bool, optional
         Show a tqdm progress bar; default: only on a terminal and when ``CI`` is unset.
+    workers : int
+        Processes that run the refits (each refit is independent: the table is the same, row
+        for row, whatever the count); 1 (default) runs them in this process. More than one
+        forks this process (POSIX only; elsewhere the refits run here).
     groups : mapping id -> str, optional
         Leave out a whole group at a time (e.g. every row of one benchmark, when its rows
         share a cause): each refit drops every used, informative row of one group and
@@ -2002,8 +2042,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         bound_satisfied_loo, satisfied or violated by the left-out prediction, never
         scored as a percent), residual_loo (fit-scale residual), success (False: the refit
         did not converge, counted in ``n_failed``), predictable (False when leaving the
-        row out leaves a free parameter unidentified: no other row determines it, so the
-        left-out value rests on that parameter's initial value) and
+        row out leaves a free parameter that its prediction reads unidentified: no other row
+        determines it, so the left-out value rests on that parameter's initial value; a
+        parameter the prediction does not move with, :func:`_reads`, leaves it predictable) and
         unidentified_without (those parameters). ``.attrs`` holds the summary:
         ``median_abs_percent_error``, ``mean_abs_percent_error`` (over value rows),
         ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (rows whose refit did not
@@ -2041,6 +2082,7 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     import pandas as pd
 
     exclude = [exclude] if isinstance(exclude, str) else list(exclude)
+    workers = as_count("workers", workers, 1)
     if full is None:
         full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
     kw = dict(calibrate_kwargs)
@@ -2057,18 +2099,23 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     folds: dict[str, list] = {}
     for _, row in todo.iterrows():
         folds.setdefault(label[row["id"]], []).append(row)
-    rows, failed_refits = [], 0
-    for name, members in _progress(folds.items(), len(folds), "leave-one-out", progress):
+    jobs = list(folds.items())
+
+    def refit(k: int) -> tuple[bool, list[dict]]:
+        name, members = jobs[k]
         out_ids = [row["id"] for row in members]
         loo = calibrate(model, measurements, exclude=exclude + out_ids, weights=weights,
                         readings_range=False, **kw)
-        failed_refits += not loo.success
         t = loo.parameter_table
         lost = [n for n in t.index[t["vary"] & ~t["identifiable"]]
                 if n not in set(full.parameter_table.index[~full.parameter_table["identifiable"]])]
         lres = loo.residuals.set_index("id")
+        at = loo.params.valuesdict()
+        fold = []
         for row in members:
             lr = lres.loc[row["id"]]
+            # only the unidentified parameters this row's prediction reads leave it resting on a start
+            row_lost = [n for n in lost if _reads(model, row["id"], at, loo.params[n])]
             m, p = row["measured"], lr["predicted"]
             perr = 100.0 * (p - m) / abs(m) if m != 0 else math.nan
             full_perr = row["percent_error"]
@@ -2076,11 +2123,17 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
             satisfied_loo = bool(lr["residual"] == 0) if bound else None
             if bound:   # a bound is satisfied or violated, never scored as a percent error
                 perr = full_perr = math.nan
-            rows.append(dict(id=row["id"], group=name, kind=row["kind"], unit=row["unit"], measured=m,
+            fold.append(dict(id=row["id"], group=name, kind=row["kind"], unit=row["unit"], measured=m,
                              predicted_full=row["predicted"], predicted_loo=p,
                              percent_error_full=full_perr, percent_error_loo=perr,
                              residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
-                             predictable=not lost, unidentified_without=", ".join(lost)))
+                             predictable=not row_lost, unidentified_without=", ".join(row_lost)))
+        return bool(loo.success), fold
+
+    rows, failed_refits = [], 0
+    for success, fold in _progress(_map_folds(refit, len(jobs), workers), len(jobs), "leave-one-out", progress):
+        failed_refits += not success
+        rows += fold
     out = pd.DataFrame(rows, columns=["id", "group", "kind", "unit", "measured", "predicted_full", "predicted_loo",
                                       "percent_error_full", "percent_error_loo", "residual_loo",
                                       "bound_satisfied_loo", "success", "predictable", "unidentified_without"])

@@ -244,10 +244,11 @@ class Calibration:
         """Leave-one-out table (:func:`zmodel.calibration.cross_validate`), refits from the model's defaults.
 
         With the option ``grouped=True`` a whole group of :attr:`groups` (a benchmark) is left
-        out at a time. The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
+        out at a time; ``workers=K`` runs the refits in K processes (the same table). The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
         options.
         """
         grouped = bool(options.pop("grouped", False))
+        workers = options.pop("workers", 1)   # processes for the refits: the same table whatever the count
         if grouped and not self.groups:
             raise ValueError(f"calibration {self.area!r} declares no groups: grouped cross-validation needs them")
         if self.fit is not None:
@@ -261,7 +262,7 @@ class Calibration:
         full = self.run(**options)
         model_opts, data_dir, kw = self._split(options)
         cv = cross_validate(self.model(**model_opts), self.measurements(data_dir), progress=progress,
-                            groups=dict(self.groups) if grouped else None, full=full, **kw)
+                            groups=dict(self.groups) if grouped else None, full=full, workers=workers, **kw)
         if self.exactly_determined:
             informative = cv.loc[~cv["id"].isin(self.exactly_determined), "percent_error_loo"].abs()
             cv.attrs["median_abs_percent_error_informative"] = float(informative.median())
