@@ -11,7 +11,7 @@ reports what the gain loses (features that act only together, :data:`TOGETHER`, 
 
 .. math::
 
-    c_g = 100\,\frac{X_\text{new} - X_{\text{new}\setminus g}}{X_\text{old}}\ \text{[percentage points]},
+    c_g = 100\,\frac{X_\text{new} - X_{\text{new}}^{(-g)}}{X_\text{old}}\ \text{[percentage points]},
     \qquad
     G = 100\,\Big(\frac{X_\text{new}}{X_\text{old}} - 1\Big) = \sum_g c_g + I,
 
@@ -68,7 +68,7 @@ class FeatureAttribution(Result):
     throughput_without : ndarray
         Throughput of the newer version with the change reverted [1/s].
     contribution : ndarray
-        What the change adds to the gain, :math:`100\,(X_\text{new} - X_{\text{new}\setminus g})/X_\text{old}`
+        What the change adds to the gain, :math:`100\,(X_\text{new} - X_{\text{new}}^{(-g)})/X_\text{old}`
         [percentage points].
     interaction : float
         ``gain - contribution.sum()``: what the changes do together beyond their sum [percentage points].
