@@ -57,6 +57,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import datetime as _dt
 import math
 import os
@@ -248,9 +249,19 @@ class ParameterStore:
         An area that calibrated ``name`` (or derives it from calibrated factors) comes before
         one that holds it at an assumed value; within each kind, :data:`PRECEDENCE` decides.
         """
-        holders = [a for a in self._order() if name in self.areas[a].parameters or name in self.areas[a].derived]
-        fitted = [a for a in holders if self._fitted_in(a, name)]
-        return (fitted or holders or [None])[0]
+        return self._winners.get(name)
+
+    @functools.cached_property
+    def _winners(self) -> dict[str, str]:
+        """Name -> the area :meth:`where` names, for every name of every area (computed once)."""
+        order = self._order()
+        names = dict.fromkeys(n for a in order for n in (*self.areas[a].parameters, *self.areas[a].derived))
+        out = {}
+        for name in names:
+            holders = [a for a in order if name in self.areas[a].parameters or name in self.areas[a].derived]
+            fitted = [a for a in holders if self._fitted_in(a, name)]
+            out[name] = (fitted or holders)[0]
+        return out
 
     def _fitted_in(self, area: str, name: str) -> bool:
         a = self.areas[area]
@@ -260,9 +271,12 @@ class ParameterStore:
 
     def values(self) -> dict[str, float]:
         """Name -> value over every area, the area of :meth:`where` winning."""
+        return dict(self._values)
+
+    @functools.cached_property
+    def _values(self) -> dict[str, float]:
         per_area = {area: self.areas[area].values() for area in self._order()}
-        names = dict.fromkeys(n for values in per_area.values() for n in values)
-        return {name: per_area[self.where(name)][name] for name in names}
+        return {name: per_area[area][name] for name, area in self._winners.items()}
 
     def calibrated(self) -> set[str]:
         """Names whose value (in the winning area) was fitted, derived products of fitted ones included."""
