@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lock_oracles import enumerate_split
 
 from zmodel.kernel.locks import (
     atomic_update,
@@ -228,43 +229,12 @@ def test_error_messages(call, match):
 
 
 # --------------------------------------------------------------------------- k equal locks (ticket_locks)
-def _enumerate_split(n, z, s, c, k):
-    """X, Q (all locks) and one lock's utilization of n CPUs sharing k hand-off locks, every state listed.
-
-    Product form (Baskett, Chandy, Muntz, Palacios, JACM 1975): state (n_0 working, n_1..n_k at
-    the locks) weighs z^n_0/n_0! prod_i prod_{l <= n_i} (s + l c)/k; X = E[n_0]/z (Little's law at
-    the work station). Rationals throughout.
-    """
-    import itertools
-    from fractions import Fraction
-
-    def f(j):
-        out = Fraction(1)
-        for l in range(1, j + 1):
-            out *= (s + l * c) / k
-        return out
-
-    total = q = work = idle = Fraction(0)
-    for ns in itertools.product(range(n + 1), repeat=k):
-        m = sum(ns)
-        if m > n:
-            continue
-        w = z ** (n - m) / math.factorial(n - m)
-        for j in ns:
-            w *= f(j)
-        total += w
-        q += m * w
-        work += (n - m) * w
-        idle += w if ns[0] == 0 else 0
-    return work / total / z, q / total, 1 - idle / total
-
-
 @pytest.mark.parametrize("n,k", [(2, 2), (3, 2), (4, 3), (5, 4), (3, 5)])
 def test_ticket_locks_enumerated_state_by_state(n, k):
     from fractions import Fraction
 
     z, s, c = Fraction(7, 10 ** 5), Fraction(2, 10 ** 5), Fraction(3, 10 ** 6)
-    x, q, u = _enumerate_split(n, z, s, c, k)
+    x, q, u = enumerate_split(n, z, s, c, k)
     r = ticket_locks(n, float(z), float(s), float(c), instances=k)
     assert r.acquisition_rate == pytest.approx(float(x), rel=1e-12)
     assert r.queue_length == pytest.approx(float(q), rel=1e-12)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lock_oracles import enumerate_split
 
 from zmodel.kernel.locks import SpinlockHandoff
 from zmodel.kernel.memory import DbenchMemoryModel, InstructionCosts
@@ -137,36 +138,11 @@ def _ticket(n, z, s, c):
 def _split(n, z, s, c, k):
     """Spin fraction and one instance's utilization of k equal hand-off locks, by enumeration.
 
-    n CPUs alternate between work (mean z) and one of k locks chosen uniformly, a lock with j
-    CPUs handing over after s + j c: a closed product-form network (Baskett et al. 1975) whose
-    states (n_0 working, n_1..n_k at the locks) weigh z^n_0/n_0! prod_i prod_{l<=n_i} (s + l c)/k.
-    Every state is listed (itertools.product), in rationals; X = sum_{n_0 >= 1}... read with
-    Little's law at the work station, X = E[n_0]/z (z > 0); spin fraction (Q - X s)/n.
+    :func:`lock_oracles.enumerate_split` lists every state in rationals; spin fraction
+    (Q - X s)/n.
     """
-    import itertools
-
-    def f(j):
-        out = Fraction(1)
-        for l in range(1, j + 1):
-            out *= (s + l * c) / k
-        return out
-
-    total = q = work = idle1 = Fraction(0)
-    for ns in itertools.product(range(n + 1), repeat=k):
-        m = sum(ns)
-        if m > n:
-            continue
-        wgt = z ** (n - m) / math.factorial(n - m)
-        for j in ns:
-            wgt *= f(j)
-        total += wgt
-        q += m * wgt
-        work += (n - m) * wgt
-        if ns[0] == 0:
-            idle1 += wgt
-    q, work = q / total, work / total
-    x = work / z
-    return (q - x * s) / n, 1 - idle1 / total
+    x, q, u = enumerate_split(n, z, s, c, k)
+    return (q - x * s) / n, u
 
 
 def test_global_runqueue_lock_spin_by_hand():

@@ -797,7 +797,8 @@ def cmd_calibrate(args) -> int:
         return _calibrate_own(args, entries)
     try:
         done = report.run_calibrations([(e.title, e.target) for e in entries], progress=progress, echo=True,
-                                       on_error=on_error, on_warnings=on_warnings, group_out=True)
+                                       on_error=on_error, on_warnings=on_warnings, group_out=True,
+                                       workers=min(2, os.cpu_count() or 1))
     finally:
         progress.close()
     if failures:

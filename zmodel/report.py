@@ -235,7 +235,7 @@ def _kernel_area(target: str) -> str | None:
 
 def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Progress | None = None,
                      echo: bool = False, on_error=None, on_warnings=None,
-                     group_out: bool = False) -> list[tuple[str, str, object]]:
+                     group_out: bool = False, workers: int = 1) -> list[tuple[str, str, object]]:
     """Run the registered calibrations, each once; returns ``(title, target, result)`` triples.
 
     Parameters
@@ -256,6 +256,10 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
         With ``echo``, also cross-validate the calibrations that declare groups leaving one
         group out at a time (kernel_versions: leave-one-benchmark-out) and print the table
         after their report; the kernel summary of the same run shows it too.
+    workers : int
+        Processes for the leave-one-out refits (kernel summary, leave-one-group-out): the same
+        tables whatever the count. The report keeps 1 (it forks no process while its notebook
+        threads run); ``zmodel calibrate`` uses the machine's cores.
 
     A target is called once per run; the kernel summary (:data:`KERNEL_SUMMARY`) is given
     the kernel areas' fits made before it (``results=``), so they are not fitted twice.
@@ -277,16 +281,17 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
                         from zmodel.fits import kernel_report
 
                         result = kernel_report.kernel_calibration_report(
-                            results={_kernel_area(t): r for t, r in done.items() if _kernel_area(t)})
+                            results={_kernel_area(t): r for t, r in done.items() if _kernel_area(t)},
+                            **kernel_report._workers(workers))
                     else:
                         result = _registry.load(target)()
                     done[target] = result
                 text = result.report() if echo else None
                 cal = _registry.load(target) if echo and group_out and target != KERNEL_SUMMARY else None
                 if getattr(cal, "groups", None):   # leave-one-benchmark-out (memoised: the summary reuses it)
-                    from zmodel.fits.kernel_report import group_report
+                    from zmodel.fits.kernel_report import _workers, group_report
 
-                    text += "\n\n" + group_report(cal.cross_validate(grouped=True))
+                    text += "\n\n" + group_report(cal.cross_validate(grouped=True, **_workers(workers)))
                 for name, table in (getattr(cal, "tables", None) or {}).items():
                     text += f"\n\n[[{name}]]\n" + table(result).to_string(index=False)
             except Exception as exc:  # noqa: BLE001 - reported by the caller's policy

@@ -119,7 +119,7 @@ def kernel_areas() -> dict:
 
 
 def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
-                              results=None) -> KernelCalibrationReport:
+                              results=None, workers: int = 1) -> KernelCalibrationReport:
     """Fit every kernel area, cross-validate it and summarise the residuals.
 
     Parameters
@@ -130,14 +130,17 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
         Also run the leave-one-out refits: ``True`` for every area, ``False`` for none,
         ``"summary"`` (default) for the areas whose calibration declares
         ``leave_one_out_in_summary`` (kernel_versions does not: its 18 + 7 refits to
-        convergence from the declared defaults take minutes, BENCHMARKS.md; the summary says
-        "not run"). An area that declares ``groups`` (the kernel-version composition: its
+        convergence from the declared defaults take longer than all the other areas' refits
+        together, BENCHMARKS.md; the summary says "not run"). An area that declares ``groups`` (the kernel-version composition: its
         benchmarks) is, with its leave-one-out, also cross-validated leaving out one group at
         a time (``median_left_out_benchmark``, ``failed_benchmark_refits`` and a per-benchmark
         table); a grouped table already computed in this process is shown in any case.
     results : mapping area -> CalibrationResult, optional
         Fits already made in this run (``make report`` fits each area once and passes
         them here, keyed by short area name); the areas missing from it are fitted.
+    workers : int
+        Processes for the refits (:func:`zmodel.calibration.cross_validate`: the same tables
+        whatever the count; 1 runs them in this process).
 
     Returns
     -------
@@ -178,7 +181,7 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
             "shape_holds": int(shapes["passed"].fillna(False).astype(bool).sum()) if len(shapes) else 0,
         }
         if leave_one_out is True or (leave_one_out == "summary" and cal.leave_one_out_in_summary):
-            loo = cal.cross_validate()
+            loo = cal.cross_validate(**_workers(workers))
             loos[area] = loo
             # every informative value row counts, including those the other rows cannot
             # predict (their left-out error is reported, not excluded); bounds are counted
@@ -195,7 +198,7 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
                        failed_refits=int(loo.attrs.get("n_failed", 0)))
         if cal.groups and (area in loos or cal.has_cross_validation(grouped=True)):
             # a whole benchmark left out at a time (issue 11 part 3)
-            lgo = cal.cross_validate(grouped=True)
+            lgo = cal.cross_validate(grouped=True, **_workers(workers))
             lgos[area] = lgo
             row.update(median_left_out_benchmark=lgo.attrs["median_abs_percent_error"],
                        failed_benchmark_refits=int(lgo.attrs["failed_refits"]))
@@ -203,6 +206,11 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
     summary = pd.DataFrame(rows)
     return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos,
                                    leave_group_out=lgos)
+
+
+def _workers(workers: int) -> dict:
+    """The ``workers`` keyword of a cross-validation: none for one process (every area's default)."""
+    return {} if workers == 1 else {"workers": workers}
 
 
 def _leave_one_out_tables(progress: bool | None = False, **options):
