@@ -2100,6 +2100,7 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     for _, row in todo.iterrows():
         folds.setdefault(label[row["id"]], []).append(row)
     jobs = list(folds.items())
+    unidentified_in_full = set(full.parameter_table.index[~full.parameter_table["identifiable"]])
 
     def refit(k: int) -> tuple[bool, list[dict]]:
         name, members = jobs[k]
@@ -2107,8 +2108,7 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         loo = calibrate(model, measurements, exclude=exclude + out_ids, weights=weights,
                         readings_range=False, **kw)
         t = loo.parameter_table
-        lost = [n for n in t.index[t["vary"] & ~t["identifiable"]]
-                if n not in set(full.parameter_table.index[~full.parameter_table["identifiable"]])]
+        lost = [n for n in t.index[t["vary"] & ~t["identifiable"]] if n not in unidentified_in_full]
         lres = loo.residuals.set_index("id")
         at = loo.params.valuesdict()
         fold = []

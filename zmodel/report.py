@@ -292,7 +292,7 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
                     from zmodel.fits.kernel_report import _workers, group_report
 
                     text += "\n\n" + group_report(cal.cross_validate(grouped=True, **_workers(workers)))
-                for name, table in (getattr(cal, "tables", None) or {}).items():
+                for name, table in (_area_tables(target) if echo else {}).items():
                     text += f"\n\n[[{name}]]\n" + table(result).to_string(index=False)
             except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
                 if on_error is None:

@@ -95,7 +95,6 @@ it (catalog note).
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -111,7 +110,7 @@ __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "attribution_table", "D
            "EXCLUDED", "SHAPE_IDS", "BENCHMARKS", "measurements", "calibrate_kernel_versions",
            "cross_validate_kernel_versions"]
 
-from zmodel.units import GiB as GB, KiB as KB, MiB as MB
+from zmodel.units import KiB as KB
 SIMILAR_WITHIN = 0.85   # "quite similar": 2.4 within 15 % of 2.6 (as zmodel.fits.usl)
 MUCH_BETTER = 1.25      # "much better": 2.6 at least 25 % above 2.4 (as zmodel.fits.usl)
 MAX_CPUS = 40           # dbench processor counts evaluated [1]
@@ -340,7 +339,7 @@ class KernelVersionsModel(Model):
         """:meth:`costs`, built once per set of cost values."""
         return self.memo(("costs",) + tuple((n, p[n]) for n in _COST_NAMES if n in p), lambda: self.costs(p))
 
-    def workload(self, bench: str, cpus: int, p=None) -> WorkloadProfile:
+    def workload(self, bench: str, cpus: int) -> WorkloadProfile:
         """The workload of ``bench`` on ``cpus`` CPUs (one client per CPU where the profile says so)."""
         return self.memo(("workload", bench, cpus), lambda: self._workload(bench, cpus))
 
@@ -364,7 +363,7 @@ class KernelVersionsModel(Model):
 
     def composition(self, bench: str, cpus: int, kernel: str, p, io_scheduler=None, clients=None) -> dict:
         """The :func:`~zmodel.kernel.versions.compose` arguments of ``bench`` on ``cpus`` CPUs under ``kernel``."""
-        w = self.workload(bench, cpus, p)
+        w = self.workload(bench, cpus)
         old = kernel.startswith("2.4")
         sched = io_scheduler or ("deadline" if (old or w.io_per_transaction > 0) else None)
         return dict(kernel=kernel if not (bench == "reaim" and old) else "2.4.23", workload=w,
@@ -522,7 +521,7 @@ class KernelVersionsModel(Model):
 
     def queue_lock_helps(self, p) -> bool:
         """DSS-like I/O on 8 CPUs: per-queue locks beat the global io_request_lock, more so at 8 than 2 CPUs."""
-        w = self.workload("dss", 8, p)
+        w = self.workload("dss", 8)
         feats24 = {"global_io_request_lock", "deadline_scheduler", "large_block_io", "o1_scheduler"}
         feats26 = (feats24 - {"global_io_request_lock"}) | {"per_queue_io_lock"}
         g = []
@@ -536,7 +535,7 @@ class KernelVersionsModel(Model):
     def io_lock_contention_grows(self, p) -> bool:
         """CPUs spinning on the 2.4 io_request_lock grow with the CPUs issuing I/O (fast disks) and
         with the disks serving it (slow disks): ibmsj "gets worse the more processors or disks"."""
-        w = self.workload("dbt2_noncached", 8, p).replace(io_per_transaction=6, switches=0, clients=64)
+        w = self.workload("dbt2_noncached", 8).replace(io_per_transaction=6, switches=0, clients=64)
 
         def spinning(cpus, disks, disk_time):
             r = compose(OLD, w, SystemConfig(cpus=cpus, disks=disks, disk_time=disk_time), self._costs(p),
@@ -585,7 +584,8 @@ def attribution_table(params=None):
 
     m = KernelVersionsModel()
     p = dict(calibrate_kernel_versions().params.valuesdict() if params is None else params)
-    measured = dict(zip(catalog(ids=list(OSDL_ROWS))["id"], catalog(ids=list(OSDL_ROWS))["value_num"]))
+    rows = catalog(ids=list(OSDL_ROWS))
+    measured = dict(zip(rows["id"], rows["value_num"]))
     frames = []
     for id_, (bench, cpus) in OSDL_ROWS.items():
         if id_ in EXCLUDED:

@@ -29,7 +29,6 @@ This module imports :mod:`zmodel.kernel.versions` only.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
