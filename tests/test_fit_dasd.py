@@ -13,6 +13,8 @@ Tolerances are modelling targets, stated here:
 The measured numbers come from zmodel/_data/dasd_statistics.csv and the catalog row of the
 printed request total, never from the model.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,34 @@ def test_report(fit):
 def test_bad_components():
     with pytest.raises(ValueError, match="components must be a positive integer"):
         fit_dasd_statistics(components=0)
+
+
+@pytest.mark.parametrize("x", [
+    np.r_[np.log([0.25, 0.1, 0.001]), np.log([1.8e-3, 4.8e-3, 25e-3, 0.25]), np.log([0.4, 0.5, 0.4, 0.35])],
+    np.r_[[40.0, -40.0, 0.0], np.log([1e-3, 2e-3, 0.5, 0.9]), np.log([0.05, 2.0, 0.3, 1e-3])],  # extremes
+    np.r_[[], np.log([3e-3]), np.log([0.6])],                                                    # one component
+])
+def test_compiled_binned_likelihood_against_math_erf(x):
+    """The service fit's compiled likelihood = the multinomial NLL written out with math.erf."""
+    from zmodel.hardware._dasd_kernels import binned_mixture_nll
+
+    d = load_sample()
+    edges = np.where(np.isinf(d["edges"]), 1e9, d["edges"])
+    counts = d["counts"]["time_between_ssch_and_irq"].astype(float)
+    k = (x.size + 1) // 3
+    lw = [0.0, *x[: k - 1]]
+    w = [math.exp(v - max(lw)) for v in lw]
+    w = [v / math.fsum(w) for v in w]
+    med, sg = np.exp(x[k - 1: 2 * k - 1]), np.exp(x[2 * k - 1:])
+
+    def cdf(t):
+        if t <= 0:
+            return 0.0
+        return math.fsum(wj * 0.5 * math.erfc(-(math.log(t) - math.log(mj)) / (sj * math.sqrt(2.0)))
+                         for wj, mj, sj in zip(w, med, sg))
+
+    expected = -math.fsum(c * math.log(max(cdf(hi) - cdf(lo), 0.0) or 1e-300)
+                          for lo, hi, c in zip(edges[:-1], edges[1:], counts))
+    positive = edges > 0
+    got = binned_mixture_nll(x, np.log(np.where(positive, edges, 1.0)), positive, counts)
+    assert got == pytest.approx(expected, rel=1e-9)

@@ -163,3 +163,15 @@ def test_service_moments_against_numerical_integration():
         + quad(lambda t: t * t * pdf(t), 1.0, np.inf, epsabs=1e-18)[0]
     assert v.mean_service_time == pytest.approx(m1, rel=1e-8)
     assert v.service_scv == pytest.approx(m2 / m1 ** 2 - 1.0, rel=1e-8)
+
+
+def test_predictions_do_not_depend_on_what_was_predicted_before():
+    """The k-fold sum spectra are kept per law: another law or another c in between changes nothing."""
+    a = dict(weights=[0.8, 0.2], medians=[2e-3, 20e-3], sigmas=[0.4, 0.5],
+             ahead_probabilities=[0.2, 0.3, 0.5], end_times=[20e-6, 60e-6], end_probabilities=[0.5, 0.5])
+    first = DasdVolume(**a, regime_correlation=0.3).predict(EDGES)
+    DasdVolume(**{**a, "medians": [3e-3, 30e-3]}, regime_correlation=0.3).predict(EDGES)
+    DasdVolume(**a, regime_correlation=0.9).predict(EDGES)
+    again = DasdVolume(**a, regime_correlation=0.3).predict(EDGES)
+    for part in ("service", "waiting", "total"):
+        np.testing.assert_array_equal(getattr(first, part), getattr(again, part))

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.fits import Calibration
-from zmodel.hardware.dasd import DasdVolume, _mixture_cdf, binned_probabilities, lognormal_mixture_cdf
+from zmodel.hardware.dasd import DasdVolume, binned_probabilities, lognormal_mixture_cdf
 from zmodel.queueing._result import Result
 
 __all__ = ["DasdFitResult", "fit_dasd_statistics", "validate_dasd_statistics", "load_sample", "sample_from_frame",
@@ -312,11 +312,17 @@ def _fit_service(cs, t_edges, components: int):
     """
     from scipy.optimize import minimize
 
+    from zmodel.hardware._dasd_kernels import binned_mixture_nll
+
+    # the unconstrained coordinates give valid mixtures by construction (softmax weights,
+    # positive medians and sigmas): the inner loop is the compiled binned likelihood, the
+    # multinomial NLL of the binned mixture CDF (tests/test_fit_dasd.py checks it against math.erf)
+    counts = np.ascontiguousarray(cs, dtype=float)
+    positive = t_edges > 0
+    log_edges = np.log(np.where(positive, t_edges, 1.0))
+
     def nll_service(x):
-        # _unpack gives valid mixtures by construction (softmax weights, positive medians and
-        # sigmas), so the inner loop uses the unchecked CDF of zmodel.hardware.dasd
-        w, m, a = _unpack(x)
-        return _nll(cs, np.clip(np.diff(_mixture_cdf(t_edges, w, m, a)), 0.0, None))
+        return binned_mixture_nll(np.asarray(x, dtype=float), log_edges, positive, counts)
 
     rng = np.random.default_rng(20031110)
     best = None

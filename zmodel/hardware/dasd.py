@@ -137,6 +137,53 @@ def _mixture_cdf(t, w, med, sg):
     return np.where(pos, np.sum(w * ndtr(z), axis=-1), 0.0)
 
 
+def _cdf_from_cumulative(cum: np.ndarray, offset: float, edges: np.ndarray) -> np.ndarray:
+    """CDF at ``edges`` of point masses at offset + (i + 1/2) h with cumulative sums ``cum``
+    (linear between centres)."""
+    centres = offset + (np.arange(cum.size) + 0.5) * _GRID_STEP
+    return np.interp(edges, centres, cum, left=0.0, right=cum[-1])
+
+
+class _SumLaws:
+    """The laws of sums of k services of one mixture, on the convolution grid.
+
+    The k-fold sum with regime correlation c has the spectrum
+    (1 - c) F^k + c sum_j w_j F_j^k (F the mixture's, F_j the components' transforms of
+    their cell masses); both parts are computed once per law and k and mixed per c, so a
+    fit of c alone (:func:`zmodel.fits.dasd.fit_dasd_statistics`) transforms nothing
+    again. One law at a time is kept (:meth:`of`).
+    """
+
+    _last: ClassVar[tuple[bytes, "_SumLaws"] | None] = None
+
+    def __init__(self, weights, medians, sigmas):
+        n = 2 * _GRID_POINTS
+        grid = np.arange(_GRID_POINTS + 1) * _GRID_STEP
+        self.n = n
+        self.weights = weights
+        self.comp_fft = [np.fft.rfft(np.diff(lognormal_mixture_cdf(grid, [1.0], [m], [a])), n)
+                         for m, a in zip(medians, sigmas)]
+        self.mix_fft = sum(w * f for w, f in zip(weights, self.comp_fft))
+        self._parts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    @classmethod
+    def of(cls, weights, medians, sigmas) -> "_SumLaws":
+        key = b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in (weights, medians, sigmas))
+        if cls._last is None or cls._last[0] != key:
+            cls._last = (key, cls(weights, medians, sigmas))
+        return cls._last[1]
+
+    def cumulative(self, k: int, c: float) -> np.ndarray:
+        """Cumulative cell masses of the law of a sum of k services (k >= 1), regime correlation c."""
+        if k not in self._parts:
+            independent = np.fft.irfft(self.mix_fft ** k, self.n)[:_GRID_POINTS]
+            same = np.fft.irfft(sum(w * f ** k for w, f in zip(self.weights, self.comp_fft)), self.n)[:_GRID_POINTS]
+            self._parts[k] = (independent, same)
+        independent, same = self._parts[k]
+        masses = (1.0 - c) * independent + c * same if c > 0 else independent
+        return np.cumsum(np.clip(masses, 0.0, None))
+
+
 @vectorized
 def binned_probabilities(cdf_at_edges) -> np.ndarray:
     """Bucket probabilities from a CDF evaluated at ``n + 1`` ascending edges (last may be inf).
@@ -351,13 +398,6 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         return self.mean_waiting_time + self.mean_service_time + self.mean_end_time
 
     # ------------------------------------------------------------------ distributions
-    @staticmethod
-    def _cdf_from_masses(masses: np.ndarray, offset: float, edges: np.ndarray) -> np.ndarray:
-        """CDF at ``edges`` of point masses at offset + (i + 1/2) h (linear between centres)."""
-        centres = offset + (np.arange(masses.size) + 0.5) * _GRID_STEP
-        cum = np.cumsum(masses)
-        return np.interp(edges, centres, cum, left=0.0, right=cum[-1])
-
     @vectorized
     def predict(self, edges) -> DasdPrediction:
         """Bucket probabilities of service, waiting and total time for bucket ``edges`` [s].
@@ -378,37 +418,25 @@ Log-normal service of median 2 ms; every request finds one ahead: the wait is on
         ef = np.where(np.isinf(e), 1e300, e)
         service = binned_probabilities(lognormal_mixture_cdf(e, self.weights, self.medians, self.sigmas))
 
-        n = 2 * _GRID_POINTS
-        grid = np.arange(_GRID_POINTS + 1) * _GRID_STEP
-        comp_fft = [np.fft.rfft(np.diff(lognormal_mixture_cdf(grid, [1.0], [m], [a])), n)
-                    for m, a in zip(self.medians, self.sigmas)]
-        mix_fft = sum(w * f for w, f in zip(self.weights, comp_fft))
+        sums = _SumLaws.of(self.weights, self.medians, self.sigmas)
         c = float(self.regime_correlation)
-
-        def sum_masses(k):
-            """Cell masses of the law of a sum of k services (k >= 1)."""
-            spec = (1.0 - c) * mix_fft ** k
-            if c > 0:
-                spec = spec + c * sum(w * f ** k for w, f in zip(self.weights, comp_fft))
-            return np.clip(np.fft.irfft(spec, n)[:_GRID_POINTS], 0.0, None)
-
         p = self.ahead_probabilities
         # W: mixture over k of k-fold sums (a k-fold sum of centred masses sits at offset (k-1) h/2)
         w_cdf = np.where(ef >= self.start_latency, p[0], 0.0)
         for k in range(1, p.size):
             if p[k] > 0:
-                w_cdf = w_cdf + p[k] * self._cdf_from_masses(sum_masses(k), (k - 1) * 0.5 * _GRID_STEP, ef)
+                w_cdf = w_cdf + p[k] * _cdf_from_cumulative(sums.cumulative(k, c), (k - 1) * 0.5 * _GRID_STEP, ef)
         waiting = binned_probabilities(w_cdf)
 
         # T = W + S + E: k = 0 contributes delta_0 + S + E, k >= 1 the (k+1)-fold sum + E
-        sums = {k + 1: sum_masses(k + 1) for k in range(1, p.size) if p[k] > 0}
+        cums = {k + 1: sums.cumulative(k + 1, c) for k in range(1, p.size) if p[k] > 0}
         t_cdf = np.zeros_like(ef)
         for et, ep in zip(self.end_times, self.end_probabilities):
             shifted = ef - et
             part = p[0] * lognormal_mixture_cdf(shifted - self.start_latency, self.weights, self.medians, self.sigmas)
             for k in range(1, p.size):
                 if p[k] > 0:
-                    part = part + p[k] * self._cdf_from_masses(sums[k + 1], k * 0.5 * _GRID_STEP, shifted)
+                    part = part + p[k] * _cdf_from_cumulative(cums[k + 1], k * 0.5 * _GRID_STEP, shifted)
             t_cdf = t_cdf + ep * part
         if np.isinf(e[-1]):
             w_cdf[-1] = t_cdf[-1] = 1.0
