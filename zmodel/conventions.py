@@ -199,6 +199,8 @@ def _to_float_array(name: str, value) -> np.ndarray:
 
 def _one_number(name: str, value, what: str) -> float:
     """``value`` as one float; booleans, text and non-numbers refused as ``what``."""
+    if type(value) is float:
+        return value
     if _is_text_or_flag(value):
         raise ValueError(f"{_label(name)} must be {what}, got {value!r}")
     if np.ndim(value) > 0:
@@ -232,6 +234,13 @@ def as_float_array(name: str, value, *, positive: bool = False, nonnegative: boo
     arr = _to_float_array(name, value)
     if arr.ndim < min_ndim:
         raise ValueError(f"{_label(name)} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+    if arr.ndim == 0:   # one number: the same rules on a Python float (no array reductions)
+        v = float(arr)
+        if (v > 0 if positive else (v >= 0 if nonnegative else v == v)) and (allow_inf or math.isfinite(v)):
+            return arr
+    elif arr.size and np.isfinite(arr).all() and (not (positive or nonnegative)
+                                                 or (arr.min() > 0 if positive else arr.min() >= 0)):
+        return arr
     nan = np.isnan(arr)
     if nan.any():
         raise ValueError(f"{_label(name)} must not be NaN, {_describe(arr, nan)}")
@@ -306,6 +315,8 @@ def as_count(name: str, value, lo: int = 1, hi: int | None = None) -> int:
     ...
     ValueError: cpus must be an integer <= 9007199254740992 (2**53, the largest count represented exactly), got 9223372036854775807
     """
+    if type(value) is int and lo <= value <= (MAX_INTEGER if hi is None else min(hi, MAX_INTEGER)):
+        return value
     rule = _count_rule(lo, hi)
     if _is_text_or_flag(value) or not isinstance(value, numbers.Real):
         raise ValueError(f"{_label(name)} must be {rule}, got {value!r}")
@@ -369,6 +380,11 @@ def as_int_array(name: str, value, *, minimum: int = 0, maximum: int = MAX_INTEG
     ...
     ValueError: population must be an integer <= 9007199254740992 (2**53, the largest count represented exactly), got 1e+30
     """
+    if type(value) is int and minimum <= value <= maximum:
+        return np.array(value, dtype=np.int64)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "i" and value.size:
+        if minimum <= value.min() and value.max() <= maximum:
+            return value.astype(np.int64)
     if _is_text_or_flag(value):
         raise ValueError(f"{_label(name)} must be an integer, got {value!r}")
     try:
@@ -446,21 +462,51 @@ def check_fields(obj, *, counts=None, fractions=(), flags=(), skip=(), positive:
     ValueError: hold_time must be non-negative and finite, got -1
     """
     counts = counts or {}
-    for f in dataclasses.fields(obj):
-        name, value = f.name, getattr(obj, f.name)
-        if name in skip:
-            continue
-        if name in flags:
-            value = as_flag(name, value)
-        elif name in counts:
-            value = as_count(name, value, counts[name])
-        elif name in fractions:
-            value = as_fraction(name, value)
-        elif f.type in ("float", float) or isinstance(value, (numbers.Real, np.floating)):
+    plan = _field_plan(type(obj), tuple(counts.items()), tuple(fractions), tuple(flags), tuple(skip))
+    for name, kind, lo in plan:
+        value = getattr(obj, name)
+        if kind == "number":
+            if type(value) is float and math.isfinite(value) and (value > 0 if positive else value >= 0):
+                continue   # what as_scalar would return, unchanged
+            if not isinstance(value, (numbers.Real, np.floating)):
+                continue
             value = as_scalar(name, value, positive=positive)
+        elif kind == "float":
+            if type(value) is float and math.isfinite(value) and (value > 0 if positive else value >= 0):
+                continue
+            value = as_scalar(name, value, positive=positive)
+        elif kind == "flag":
+            value = as_flag(name, value)
+        elif kind == "count":
+            value = as_count(name, value, lo)
         else:
-            continue
+            value = as_fraction(name, value)
         object.__setattr__(obj, name, value)
+
+
+@functools.lru_cache(maxsize=None)
+def _field_plan(cls, counts: tuple, fractions: tuple, flags: tuple, skip: tuple) -> tuple:
+    """What :func:`check_fields` does with each field of ``cls``: computed once per class and rule set.
+
+    ``(name, kind, minimum)`` with kind "flag", "count", "fraction", "float" (annotated
+    float: always a scalar) or "number" (a scalar when the value is a number).
+    """
+    counts = dict(counts)
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        if f.name in flags:
+            out.append((f.name, "flag", 0))
+        elif f.name in counts:
+            out.append((f.name, "count", counts[f.name]))
+        elif f.name in fractions:
+            out.append((f.name, "fraction", 0))
+        elif f.type in ("float", float):
+            out.append((f.name, "float", 0))
+        else:
+            out.append((f.name, "number", 0))
+    return tuple(out)
 
 
 def is_delay(servers: np.ndarray) -> np.ndarray:
@@ -510,6 +556,16 @@ def _is_numeric(value) -> bool:
     return isinstance(value, (float, np.floating, np.integer))
 
 
+#: field types :func:`finish` leaves alone without looking further
+_FINISHED = frozenset({float, int, bool, str, type(None), tuple})
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls) -> tuple[str, ...]:
+    """The field names of a dataclass (once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def finish(result, index):
     """Shape a model's raw output by the library's contract (see :func:`vectorized`).
 
@@ -519,10 +575,12 @@ def finish(result, index):
     """
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
         changes = {}
-        for f in dataclasses.fields(result):
-            v = getattr(result, f.name)
-            if _needs_finish(v, index) and (w := wrap(v, index, f.name)) is not v:
-                changes[f.name] = w
+        for name in _field_names(type(result)):
+            v = getattr(result, name)
+            if type(v) in _FINISHED:   # Python numbers, text, None: as they are
+                continue
+            if _needs_finish(v, index) and (w := wrap(v, index, name)) is not v:
+                changes[name] = w
         if not changes:
             return result
         try:  # results are frozen dataclasses without __post_init__: set the fields in place
