@@ -370,3 +370,13 @@ def test_zeroing_errors():
         hugetlb_zeroing(1, GIB, node_bandwidth=1e8)
     with pytest.raises(ValueError, match="cpus must be a positive integer"):
         hugetlb_zeroing(0, GIB)
+
+
+@pytest.mark.parametrize("load", [0.0, 0.25, 0.5, 0.9, 0.999])
+def test_pio_inflation_is_the_mm1_stretch(load):
+    """pio_cost writes out the M/M/1 response time at service time 1: the queueing core's mm1 agrees."""
+    from zmodel.queueing import mm1
+
+    got = pio_cost("normal_read", load=load).inflation
+    assert got == pytest.approx(mm1(arrival_rate=load, service_time=1.0).response_time, rel=1e-12)
+    assert got == pytest.approx(float(1 / (1 - F(str(load)))), rel=1e-12)   # T = S/(1 - rho), S = 1

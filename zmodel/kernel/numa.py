@@ -22,7 +22,7 @@ Pieces, bottom-up:
   pages allocated locally.
 * :class:`PioCosts` and :func:`pio_cost` -- normal/relaxed PIO reads (Tables 1-2) and the
   flushing of posted PIO writes by a read or by ``sn_mmiob()`` (Table 3); load inflates
-  the I/O-path segments as an M/M/1 (:func:`zmodel.queueing.mm1`).
+  the I/O-path segments as an M/M/1 (the response time of :func:`zmodel.queueing.mm1`).
 * :func:`dma_buffer_iops` -- local vs remote consistent DMA buffers (Table 4).
 * :func:`hugetlb_zeroing` -- zeroing huge pages by one CPU (2.4 prefault) or in parallel
   (allocate on fault): each CPU keeps a fixed number of cache-line writes in flight to
@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from zmodel.queueing import mm1, mva
+from zmodel.queueing import mva
 from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
@@ -196,9 +196,12 @@ class AltixTopology:
 
     @vectorized
     def distance_matrix(self) -> np.ndarray:
-        """Routers between every pair of nodes, shape (nodes, nodes) [1]."""
-        k = np.arange(self.nodes)
-        return self.routers_between(k[:, None], k[None, :])
+        """Routers between every pair of nodes, shape (nodes, nodes) [1] (computed once per topology)."""
+        cache = self.__dict__
+        if "_distance_matrix" not in cache:   # fields only in eq/hash: a private cache
+            k = np.arange(self.nodes)
+            cache["_distance_matrix"] = self.routers_between(k[:, None], k[None, :])
+        return cache["_distance_matrix"].copy()
 
     @property
     def max_routers(self) -> int:
@@ -295,6 +298,7 @@ class LatencyRangeResult(Result):
     max_routers: Any
 
 
+@functools.lru_cache(maxsize=256)
 @functools.lru_cache(maxsize=256)
 def _topology_for(cpus: int, like: AltixTopology) -> AltixTopology:
     # one instance per (size, template): topologies are immutable and cache their router tables
@@ -766,7 +770,10 @@ def pio_cost(operation: str, load=0.0, writes=0, costs: PioCosts | None = None, 
         raise ValueError(f"writes must be 0 for operation {operation!r} (only flushes drain writes)")
     rho, k, h = np.broadcast_arrays(rho, k, h)
     # M/M/1 stretch of an I/O-path segment: response time / service time = 1/(1-rho)
-    inflation = np.asarray(mm1(arrival_rate=rho, service_time=1.0).response_time, dtype=float)
+    # (the response time of zmodel.queueing.mm1 at service time 1, written out: this is
+    # evaluated some ten thousand times per kernel_numa leave-one-out; the tests compare it
+    # with mm1)
+    inflation = 1.0 / (1.0 - rho)
     trip = (costs.round_trip + h * latency.per_router_ratio * latency.local) * inflation
     normal = trip + costs.dma_flush * inflation
     drain = k * costs.write_drain
