@@ -544,3 +544,51 @@ def test_notebook_runner_starts_the_long_notebooks_first():
     assert runner.paths == paths                                   # pages keep the file-name order
     assert [p.stem for p in report.NotebookRunner(paths, first=()).order] == ["01_a", "02_b", "11_c", "12_d"]
     assert set(report.LONG_NOTEBOOKS) <= {p.stem for p in report.notebooks()}   # no stale name
+
+
+def test_fits_computed_ahead_in_processes_give_the_same_reports(capsys):
+    """workers=2 (zmodel calibrate) fits the areas outside the kernel layer in other processes
+    and the kernel areas here: every report equals the one-process run's, in registry order."""
+    entries = registry.select(["usl", "storage", "network", "kernel_hypervisor"])
+    pairs = [(e.title, e.target) for e in entries]
+    for e in entries:
+        registry.load(e).clear()
+    one = report.run_calibrations(pairs, echo=True)
+    text_one = capsys.readouterr().out
+    for e in entries:
+        registry.load(e).clear()
+    two = report.run_calibrations(pairs, echo=True, workers=2)
+    text_two = capsys.readouterr().out
+    assert [t for _, t, _ in two] == [t for _, t, _ in one]
+    assert text_two == text_one
+    # a result from another process is memoised here: the leave-one-out refits start from it
+    usl = registry.load(entries[0])
+    assert usl.run() is two[0][2]
+
+
+def test_fits_computed_ahead_keep_the_error_and_warning_policy():
+    """A calibration that fails (elsewhere or here) reaches on_error; warnings reach on_warnings."""
+    import warnings
+
+    from zmodel.fits import kernel_hypervisor
+
+    errors, warned = [], []
+    real = kernel_hypervisor.CALIBRATION
+
+    class Warns:
+        def __call__(self):
+            warnings.warn("a fit's warning", UserWarning)
+            return real.run()
+
+    pairs = [("missing", "zmodel.fits.no_such_area:CALIBRATION"),
+             ("usl", registry.select(["usl"])[0].target)]
+    import unittest.mock as mock
+
+    with mock.patch.object(kernel_hypervisor, "CALIBRATION", Warns()):
+        out = report.run_calibrations(pairs + [("hyp", "zmodel.fits.kernel_hypervisor:CALIBRATION")], workers=2,
+                                      on_error=lambda title, target, exc: errors.append(title),
+                                      on_warnings=lambda title, target, caught: warned.append(
+                                          (title, [str(w.message) for w in caught])))
+    assert errors == ["missing"]
+    assert [t for t, _, _ in out] == ["usl", "hyp"]
+    assert ("hyp", ["a fit's warning"]) in warned

@@ -226,7 +226,7 @@ def _area_tables(target: str) -> dict:
 def _kernel_area(target: str) -> str | None:
     """``"zmodel.fits.kernel_locks:CALIBRATION"`` -> ``"locks"`` (else None)."""
     module, _, func = target.partition(":")
-    name = module.rsplit(".", 1)[1]
+    name = module.rsplit(".", 1)[-1]
     if module.startswith("zmodel.fits.kernel_") and name != "kernel_report" \
             and func in ("CALIBRATION", f"calibrate_{name}"):
         return name[len("kernel_"):]
@@ -257,9 +257,10 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
         group out at a time (kernel_versions: leave-one-benchmark-out) and print the table
         after their report; the kernel summary of the same run shows it too.
     workers : int
-        Processes for the leave-one-out refits (kernel summary, leave-one-group-out): the same
-        tables whatever the count. The report keeps 1 (it forks no process while its notebook
-        threads run); ``zmodel calibrate`` uses the machine's cores.
+        Processes for the fits (computed ahead, :class:`_Prefits`) and the leave-one-out
+        refits (kernel summary, leave-one-group-out): the same results and tables whatever
+        the count. The report keeps 1 (it forks no process while its notebook threads run);
+        ``zmodel calibrate`` uses the machine's cores.
 
     A target is called once per run; the kernel summary (:data:`KERNEL_SUMMARY`) is given
     the kernel areas' fits made before it (``results=``), so they are not fitted twice.
@@ -267,45 +268,146 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
     progress = progress or _Silent()
     done: dict[str, object] = {}
     out = []
-    for title, target in (CALIBRATIONS if registry is None else registry):
-        area = next((e.area for e in _registry.CALIBRATIONS if e.target == target), target)
-        progress.step(f"calibrating {area}")
-        with warnings.catch_warnings(record=on_warnings is not None) as caught:
-            if on_warnings is not None:
+    entries = list(CALIBRATIONS if registry is None else registry)
+    targets = [t for _, t in entries if t != KERNEL_SUMMARY]
+    # with several workers the areas outside the kernel layer are fitted in other processes
+    # while this one fits the kernel areas, whose refits (leave-one-out, the kernel summary)
+    # follow here and start from this process's state (imports, compiled kernels, caches)
+    elsewhere = [t for t in targets if _kernel_area(t) is None] if workers > 1 else []
+    ahead = _Prefits(elsewhere, workers)
+    try:
+        for t in targets:
+            if t not in elsewhere:
+                ahead.own(t, on_warnings is not None)
+        for title, target in entries:
+            _run_one(title, target, done, out, ahead, progress, echo, on_error, on_warnings, group_out, workers)
+    finally:
+        ahead.close()
+    return out
+
+
+class _Prefits:
+    """Fits computed before :func:`run_calibrations` reports them (``zmodel calibrate``).
+
+    ``targets`` are fitted in forked worker processes (in their order) while this process
+    fits its own (:meth:`own`, the kernel areas); the caller then takes every result in
+    registry order (:meth:`take`) and reports it as if it had just been computed: a
+    process's result is memoised in this process's calibration (its refits start from it,
+    as after a fit here); a fit that failed or warned in a process is fitted again here, so
+    that its error or warnings reach the caller's policy; the errors and warnings of this
+    process's own fits are kept and raised or re-issued when the result is taken. Each fit
+    is independent of the others (a fit that reads another area's parameters fits that
+    area in its own process: the same numbers). No targets (one worker, the report, whose
+    notebook threads must not be forked): nothing is computed ahead.
+    """
+
+    def __init__(self, targets: list[str], workers: int):
+        import multiprocessing
+
+        self._pool, self._results = None, iter(())
+        targets = list(dict.fromkeys(targets))
+        if workers > 1 and targets and "fork" in multiprocessing.get_all_start_methods():
+            self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(targets)))
+            self._results = zip(targets, self._pool.imap(_prefit, targets))
+        self._ready: dict[str, object] = {}
+        self._own: dict[str, tuple] = {}
+
+    def own(self, target: str, record: bool) -> None:
+        """Fit ``target`` in this process now, keeping its result, error and warnings for :meth:`take`."""
+        if self._pool is None or target in self._own:
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            if record:
                 warnings.simplefilter("always")
             try:
-                if target in done:
-                    result = done[target]
+                self._own[target] = (_registry.load(target)(), None, caught)
+            except Exception as exc:  # noqa: BLE001 - raised again by take()
+                self._own[target] = (None, exc, caught)
+
+    def take(self, target: str):
+        """The fit of ``target`` made ahead (None: fit it now), re-issuing its warnings and errors."""
+        if target in self._own:
+            result, exc, caught = self._own.pop(target)
+            for w in caught:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            if exc is not None:
+                raise exc
+            return result
+        while target not in self._ready:
+            try:
+                got, result = next(self._results)
+            except StopIteration:
+                return None
+            except Exception:   # noqa: BLE001 - a result that could not come back: fit here
+                self.close()
+                return None
+            self._ready[got] = result
+        result = self._ready.pop(target)
+        if result is not None:
+            cal = _registry.load(target)
+            if hasattr(cal, "adopt"):
+                cal.adopt(result)
+        return result
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool, self._results = None, iter(())
+
+
+def _prefit(target: str):
+    """One fit in a worker process: the result, or None when it failed or warned."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = _registry.load(target)()
+        return None if caught else result
+    except Exception:   # noqa: BLE001 - fitted again in the caller, which reports it
+        return None
+
+
+def _run_one(title, target, done, out, ahead, progress, echo, on_error, on_warnings, group_out, workers):
+    """One calibration of :func:`run_calibrations` (appends its triple to ``out``)."""
+    area = next((e.area for e in _registry.CALIBRATIONS if e.target == target), target)
+    progress.step(f"calibrating {area}")
+    with warnings.catch_warnings(record=on_warnings is not None) as caught:
+        if on_warnings is not None:
+            warnings.simplefilter("always")
+        try:
+            if target in done:
+                result = done[target]
+            elif (early := ahead.take(target)) is not None:
+                result = done[target] = early
+            else:
+                if target == KERNEL_SUMMARY:  # given the kernel areas' fits of this run
+                    from zmodel.fits import kernel_report
+
+                    result = kernel_report.kernel_calibration_report(
+                        results={_kernel_area(t): r for t, r in done.items() if _kernel_area(t)},
+                        **kernel_report._workers(workers))
                 else:
-                    if target == KERNEL_SUMMARY:  # given the kernel areas' fits of this run
-                        from zmodel.fits import kernel_report
+                    result = _registry.load(target)()
+                done[target] = result
+            text = result.report() if echo else None
+            cal = _registry.load(target) if echo and group_out and target != KERNEL_SUMMARY else None
+            if getattr(cal, "groups", None):   # leave-one-benchmark-out (memoised: the summary reuses it)
+                from zmodel.fits.kernel_report import _workers, group_report
 
-                        result = kernel_report.kernel_calibration_report(
-                            results={_kernel_area(t): r for t, r in done.items() if _kernel_area(t)},
-                            **kernel_report._workers(workers))
-                    else:
-                        result = _registry.load(target)()
-                    done[target] = result
-                text = result.report() if echo else None
-                cal = _registry.load(target) if echo and group_out and target != KERNEL_SUMMARY else None
-                if getattr(cal, "groups", None):   # leave-one-benchmark-out (memoised: the summary reuses it)
-                    from zmodel.fits.kernel_report import _workers, group_report
-
-                    text += "\n\n" + group_report(cal.cross_validate(grouped=True, **_workers(workers)))
-                for name, table in (_area_tables(target) if echo else {}).items():
-                    text += f"\n\n[[{name}]]\n" + table(result).to_string(index=False)
-            except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
-                if on_error is None:
-                    raise
-                on_error(title, target, exc)
-                continue
-            finally:
-                if on_warnings is not None and caught:
-                    on_warnings(title, target, caught)
-        out.append((title, target, result))
-        if echo:
-            progress.echo("\n" + "=" * 78 + f"\n{title}\n" + "=" * 78 + f"\n{text}")
-    return out
+                text += "\n\n" + group_report(cal.cross_validate(grouped=True, **_workers(workers)))
+            for name, table in (_area_tables(target) if echo else {}).items():
+                text += f"\n\n[[{name}]]\n" + table(result).to_string(index=False)
+        except Exception as exc:  # noqa: BLE001 - reported by the caller's policy
+            if on_error is None:
+                raise
+            on_error(title, target, exc)
+            return
+        finally:
+            if on_warnings is not None and caught:
+                on_warnings(title, target, caught)
+    out.append((title, target, result))
+    if echo:
+        progress.echo("\n" + "=" * 78 + f"\n{title}\n" + "=" * 78 + f"\n{text}")
 
 
 def update_parameter_store(calibrations, path=None) -> str:

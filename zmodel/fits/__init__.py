@@ -278,3 +278,9 @@ class Calibration:
     def clear(self) -> None:
         """Forget the memoised results."""
         self._results.clear()
+
+    def adopt(self, result, **options) -> None:
+        """Memoise ``result`` as :meth:`run`'s with these options (a fit made in another process)."""
+        key = _frozen(options)
+        if key is not None:
+            self._results[key] = result
