@@ -544,6 +544,37 @@ def test_notebook_runner_starts_the_long_notebooks_first():
     assert runner.paths == paths                                   # pages keep the file-name order
     assert [p.stem for p in report.NotebookRunner(paths, first=()).order] == ["01_a", "02_b", "11_c", "12_d"]
     assert set(report.LONG_NOTEBOOKS) <= {p.stem for p in report.notebooks()}   # no stale name
+    late = report.NotebookRunner(paths, first=("12_d",), last=("02_b", "01_a"))
+    assert [p.stem for p in late.order] == ["12_d", "11_c", "02_b", "01_a"]
+    assert set(report.LATE_NOTEBOOKS) <= {p.stem for p in report.notebooks()}
+
+
+def test_shared_results_are_read_back_instead_of_recomputed(tmp_path, monkeypatch):
+    """A process whose environment names a shared-results file takes a calibration's fit and
+    leave-one-out table from it (make report's notebook kernels); without it, it computes."""
+    import zmodel.fits as fits
+
+    cal = registry.load(registry.select(["storage"])[0])
+    cal.clear()
+    table = cal.cross_validate()           # computed here, memoised with the fit
+    fit = cal.run()
+    path = tmp_path / "shared.pickle"
+    fits.share_results([cal], path)
+    cal.clear()
+    monkeypatch.setenv(fits.SHARED_RESULTS, str(path))
+    monkeypatch.setattr(fits, "_SHARED", [None, {}])
+    calls = []
+    monkeypatch.setattr(fits.Calibration, "_split", lambda self, options: calls.append(1) or (_ for _ in ()).throw(
+        AssertionError("computed instead of read back")))
+    assert cal.run().report() == fit.report()
+    assert cal.cross_validate().equals(table)
+    assert calls == []
+    cal.clear()
+    monkeypatch.setenv(fits.SHARED_RESULTS, str(tmp_path / "not-written-yet.pickle"))
+    with pytest.raises(AssertionError, match="computed instead"):   # no file yet: computed as usual
+        cal.run()
+    monkeypatch.undo()
+    cal.clear()
 
 
 def test_fits_computed_ahead_in_processes_give_the_same_reports(capsys):

@@ -623,7 +623,10 @@ def _reap(client) -> None:
 #: notebooks started first by :class:`NotebookRunner` (longest first, so that the two workers
 #: finish together: CPU seconds of one execution on 2026-11-25, 39, 16, 13 and 12; the other
 #: notebooks take 4-9 s each)
-LONG_NOTEBOOKS = ("11_calibration_report", "12_capacity_planning", "02_channels_and_dasd", "09_kernel_24_vs_26")
+LONG_NOTEBOOKS = ("12_capacity_planning", "02_channels_and_dasd", "09_kernel_24_vs_26")
+#: notebooks started last: they show the calibrations, which by then the report has computed
+#: and shared with the kernels (:data:`zmodel.fits.SHARED_RESULTS`)
+LATE_NOTEBOOKS = ("11_calibration_report",)
 
 
 class NotebookRunner:
@@ -636,12 +639,13 @@ class NotebookRunner:
     down and waits for the threads.
     """
 
-    def __init__(self, paths, workers: int | None = None, log=None, first=LONG_NOTEBOOKS):
+    def __init__(self, paths, workers: int | None = None, log=None, first=LONG_NOTEBOOKS, last=LATE_NOTEBOOKS):
         self.paths = [Path(p) for p in paths]
-        #: start order: the notebooks named in ``first`` (file stems) in that order, then the rest
-        #: (results are still taken in the caller's order)
+        #: start order: the notebooks named in ``first`` (file stems) in that order, then the rest,
+        #: then those named in ``last`` (results are still taken in the caller's order)
         rank = {name: i for i, name in enumerate(first or ())}
-        self.order = sorted(self.paths, key=lambda p: rank.get(p.stem, len(rank)))
+        rank.update({name: len(rank) + 1 + i for i, name in enumerate(last or ())})
+        self.order = sorted(self.paths, key=lambda p: rank.get(p.stem, len(first or ())))
         self.workers = max(1, min(2, os.cpu_count() or 1) if workers is None else int(workers))
         self.log = log or (lambda msg: None)
         self._cancelled = False
@@ -1414,7 +1418,13 @@ def _main(argv: list[str], prog: str) -> int:
                        f"{' '.join(str(exc).split())[:300]}")
 
     runner = None
+    shared_dir = None
     if not args.text_only and not args.no_execute:  # the kernels run the notebooks meanwhile
+        from zmodel.fits import SHARED_RESULTS
+
+        # the kernels inherit the name of the file where this process will share its fits
+        shared_dir = Path(tempfile.mkdtemp(prefix="zmodel-report-"))
+        os.environ[SHARED_RESULTS] = str(shared_dir / "calibrations.pickle")
         runner = NotebookRunner(paths).start()
     try:
         progress.step("queueing core demonstration")
@@ -1423,6 +1433,11 @@ def _main(argv: list[str], prog: str) -> int:
                                         on_error=on_error)
         if failed:
             return 1
+        if shared_dir is not None:
+            from zmodel.fits import share_results
+
+            share_results([_registry.load(e) for e in selected if _registry.is_available(e)],
+                          shared_dir / "calibrations.pickle")
         if args.areas is None:  # a full calibration: the shipped parameter store follows it
             progress.write(f"{prog}: {update_parameter_store(calibrations)}")
         if not args.text_only:
@@ -1453,6 +1468,11 @@ def _main(argv: list[str], prog: str) -> int:
     finally:
         if runner is not None:
             runner.cancel()
+        if shared_dir is not None:
+            from zmodel.fits import SHARED_RESULTS
+
+            os.environ.pop(SHARED_RESULTS, None)
+            shutil.rmtree(shared_dir, ignore_errors=True)
         progress.close()
     t = progress.elapsed()
     print(f"{prog}: done in {int(t) // 60:d} min {t % 60:04.1f} s", file=sys.stderr)

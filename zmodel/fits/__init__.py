@@ -70,6 +70,62 @@ def catalog_rows(ids: Iterable[str], kinds: Mapping[str, str] | None = None, dat
     return rows
 
 
+#: Environment variable naming a file of calibration results written by the process that
+#: computed them (:func:`share_results`): ``make report`` sets it for its notebook kernels,
+#: so that a notebook showing the calibrations reads the report's fits and leave-one-out
+#: tables instead of computing them again on the same cores. Unset (the tests, a notebook
+#: opened by hand), or before the file is written, every calibration computes its own.
+SHARED_RESULTS = "ZMODEL_SHARED_CALIBRATIONS"
+_SHARED: list = [None, {}]   # (path, mtime, size) of the file read, its contents
+
+
+def _shared_results(area: str) -> dict:
+    """The memo entries of ``area`` in the file :data:`SHARED_RESULTS` names (empty: none yet)."""
+    import os
+    import pickle
+
+    path = os.environ.get(SHARED_RESULTS)
+    if not path:
+        return {}
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    key = (path, st.st_mtime_ns, st.st_size)
+    if _SHARED[0] != key:
+        try:
+            with open(path, "rb") as fh:
+                data = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return {}
+        _SHARED[:] = [key, data if isinstance(data, dict) else {}]
+    return _SHARED[1].get(area, {})
+
+
+def share_results(calibrations, path) -> None:
+    """Write the memoised results of ``calibrations`` (:class:`Calibration` objects) to ``path``.
+
+    Written to a temporary file first and renamed, so a reader never sees part of it; read
+    back by every calibration of a process whose environment names ``path`` in
+    :data:`SHARED_RESULTS`.
+    """
+    import os
+    import pickle
+    import tempfile
+    from pathlib import Path
+
+    data = {cal.area: dict(cal._results) for cal in calibrations}
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".shared-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def _frozen(options: Mapping[str, Any]):
     try:
         key = tuple(sorted(options.items()))
@@ -223,6 +279,9 @@ class Calibration:
         key = _frozen(options)
         if key is not None and key in self._results:
             return self._results[key]
+        if key is not None and key in (shared := _shared_results(self.area)):
+            self._results[key] = shared[key]
+            return shared[key]
         own = options.pop("measurements", None) if "measurements" in options else None
         if own is not None and self.fit is not None and self.read_measurements is None:
             raise ValueError(f"calibration {self.area!r} is not a catalog fit: it takes no measurements table")
@@ -257,6 +316,9 @@ class Calibration:
         memo_key = None if key is None else ("cross_validate", grouped, key)
         if memo_key is not None and memo_key in self._results:
             return self._results[memo_key].copy()
+        if memo_key is not None and memo_key in (shared := _shared_results(self.area)):
+            self._results[memo_key] = shared[memo_key]
+            return shared[memo_key].copy()
         from zmodel.calibration import cross_validate
 
         full = self.run(**options)
