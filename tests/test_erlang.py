@@ -139,6 +139,17 @@ def test_zero_load_gives_zero():
     assert erlang_c(5, 0.0) == 0.0
 
 
+def test_subnormal_load_gives_zero_without_a_warning():
+    # A = 5e-324 (the smallest float): B(c, A) ~ A^c / c! underflows to 0 for c >= 2; the
+    # log-space path takes log(A/c) = log(0) = -inf quietly. B(1, A) = A/(1 + A) = A while A
+    # is a normal float (a subnormal A carries no relative precision)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert erlang_b(3000, 5e-324) == 0.0
+        assert erlang_b(2, 5e-324) == 0.0
+        assert erlang_b(1, 1e-300) == pytest.approx(1e-300, rel=1e-12)
+
+
 def test_broadcasting_and_batches():
     c = np.array([[1], [2], [10]])
     a = np.array([0.5, 1.0, 5.0, 9.0])

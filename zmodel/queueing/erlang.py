@@ -51,12 +51,14 @@ def _log_poisson_pmf(c: np.ndarray, a: np.ndarray) -> np.ndarray:
 
     Loader's saddle-point form :math:`-\mathrm{bd0}(c, a) - \tfrac12\log(2\pi c)
     - \mathrm{stirlerr}(c)` with :math:`\mathrm{bd0} = (a-c) - c\,\mathrm{log1p}((a-c)/c)`,
-    whose absolute error is about ``eps * |a - c|``. Requires ``c >= 1``, ``a > 0``.
+    whose absolute error is about ``eps * |a - c|``. Requires ``c >= 1``; ``a = 0`` gives
+    ``-inf`` (the pmf of a Poisson law of mean 0 at c >= 1 is 0), without a warning.
     """
     d = a - c
     x = d / c
     near = np.abs(x) < 0.5
-    log_ratio = np.where(near, np.log1p(np.where(near, x, 0.0)), np.log(np.where(near, 1.0, a / c)))
+    with np.errstate(divide="ignore"):   # log(0) = -inf at a = 0: the exact value
+        log_ratio = np.where(near, np.log1p(np.where(near, x, 0.0)), np.log(np.where(near, 1.0, a / c)))
     bd0 = d - c * log_ratio
     return -bd0 - 0.5 * np.log(c) - _LOG_SQRT_2PI - _stirling_error(c)
 
