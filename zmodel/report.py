@@ -273,7 +273,7 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
     # with several workers the areas outside the kernel layer are fitted in other processes
     # while this one fits the kernel areas, whose refits (leave-one-out, the kernel summary)
     # follow here and start from this process's state (imports, compiled kernels, caches)
-    elsewhere = [t for t in targets if _kernel_area(t) is None] if workers > 1 else []
+    elsewhere = [t for t in targets if _kernel_area(t) in (None, *BALANCE_ELSEWHERE)] if workers > 1 else []
     ahead = _Prefits(elsewhere, workers)
     try:
         for t in targets:
@@ -284,6 +284,12 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
     finally:
         ahead.close()
     return out
+
+
+#: kernel areas fitted in the other processes too (``run_calibrations`` with workers > 1), so
+#: that they and this one finish their fits together: measured, BENCHMARKS.md 2026-11-27
+#: (the results are the same wherever an area is fitted)
+BALANCE_ELSEWHERE = ("memory",)
 
 
 class _Prefits:
