@@ -11,17 +11,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from zmodel.queueing._kernels import _jit   # the cache policy of every kernel
 
 _SQRT_HALF = math.sqrt(0.5)
-
-
-def _jit(func):
-    """``njit(cache=True)``, or plain ``njit`` if no cache directory is usable."""
-    try:
-        return njit(cache=True)(func)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return njit(func)
 
 
 @_jit
