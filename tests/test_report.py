@@ -623,3 +623,24 @@ def test_fits_computed_ahead_keep_the_error_and_warning_policy():
     assert errors == ["missing"]
     assert [t for t, _, _ in out] == ["usl", "hyp"]
     assert ("hyp", ["a fit's warning"]) in warned
+
+
+def test_waiting_for_shared_results(tmp_path, monkeypatch):
+    """The calibration notebook waits for the report's fits only when the report named a file."""
+    import threading
+
+    import zmodel.fits as fits
+
+    monkeypatch.setattr(fits, "_SHARED", [None, {}])
+    monkeypatch.delenv(fits.SHARED_RESULTS, raising=False)
+    assert fits.wait_for_shared_results(timeout=5.0) is False          # unset: at once
+    path = tmp_path / "shared.pickle"
+    monkeypatch.setenv(fits.SHARED_RESULTS, str(path))
+    assert fits.wait_for_shared_results(timeout=0.3) is False          # never written
+    writer = threading.Timer(0.3, lambda: fits.share_results([], path))
+    writer.start()
+    try:
+        assert fits.wait_for_shared_results(timeout=30.0) is True      # written meanwhile
+    finally:
+        writer.join()
+    assert fits._shared_results("storage") == {}

@@ -102,6 +102,29 @@ def _shared_results(area: str) -> dict:
     return _SHARED[1].get(area, {})
 
 
+def wait_for_shared_results(timeout: float = 900.0) -> bool:
+    """Wait until the file :data:`SHARED_RESULTS` names exists; True when it does.
+
+    A notebook that shows every calibration calls it first: under ``make report`` the
+    report is computing the same fits on the same cores and shares them when done, so
+    waiting for them costs less than computing them a second time. Returns False at once
+    when the variable is unset (a notebook run by hand or by the tests: it computes its
+    own), or after ``timeout`` seconds without the file.
+    """
+    import os
+    import time
+
+    path = os.environ.get(SHARED_RESULTS)
+    if not path:
+        return False
+    end = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def share_results(calibrations, path) -> None:
     """Write the memoised results of ``calibrations`` (:class:`Calibration` objects) to ``path``.
 
