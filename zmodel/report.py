@@ -273,8 +273,12 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
     # with several workers the areas outside the kernel layer are fitted in other processes
     # while this one fits the kernel areas, whose refits (leave-one-out, the kernel summary)
     # follow here and start from this process's state (imports, compiled kernels, caches)
-    elsewhere = [t for t in targets if _kernel_area(t) in (None, *BALANCE_ELSEWHERE)] if workers > 1 else []
+    elsewhere = ([t for t in targets if _kernel_area(t) in (None, *BALANCE_ELSEWHERE)]
+                 if workers > 1 and len(targets) > 1 else [])
     ahead = _Prefits(elsewhere, workers)
+    if ahead.active:   # the first report line waits for this process's own fits
+        progress.write(f"{progress.prog}: fitting {len(elsewhere)} areas in {min(workers, len(elsewhere))} "
+                       f"worker processes and {len(targets) - len(elsewhere)} here; reports follow in order")
     try:
         for t in targets:
             if t not in elsewhere:
@@ -317,6 +321,11 @@ class _Prefits:
             self._results = zip(targets, self._pool.imap(_prefit, targets))
         self._ready: dict[str, object] = {}
         self._own: dict[str, tuple] = {}
+
+    @property
+    def active(self) -> bool:
+        """Whether worker processes are fitting."""
+        return self._pool is not None
 
     def own(self, target: str, record: bool) -> None:
         """Fit ``target`` in this process now, keeping its result, error and warnings for :meth:`take`."""
