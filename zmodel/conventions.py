@@ -465,14 +465,10 @@ def check_fields(obj, *, counts=None, fractions=(), flags=(), skip=(), positive:
     plan = _field_plan(type(obj), tuple(counts.items()), tuple(fractions), tuple(flags), tuple(skip))
     for name, kind, lo in plan:
         value = getattr(obj, name)
-        if kind == "number":
+        if kind in ("float", "number"):
             if type(value) is float and math.isfinite(value) and (value > 0 if positive else value >= 0):
                 continue   # what as_scalar would return, unchanged
-            if not isinstance(value, (numbers.Real, np.floating)):
-                continue
-            value = as_scalar(name, value, positive=positive)
-        elif kind == "float":
-            if type(value) is float and math.isfinite(value) and (value > 0 if positive else value >= 0):
+            if kind == "number" and not isinstance(value, (numbers.Real, np.floating)):
                 continue
             value = as_scalar(name, value, positive=positive)
         elif kind == "flag":

@@ -58,6 +58,7 @@ import time
 import warnings
 from pathlib import Path
 
+from zmodel.fits import SHARED_RESULTS, share_results
 from zmodel.fits import registry as _registry
 
 # (title, "module:function") pairs from the one registry (zmodel.fits.registry), shared with
@@ -1435,8 +1436,6 @@ def _main(argv: list[str], prog: str) -> int:
     runner = None
     shared_dir = None
     if not args.text_only and not args.no_execute:  # the kernels run the notebooks meanwhile
-        from zmodel.fits import SHARED_RESULTS
-
         # the kernels inherit the name of the file where this process will share its fits
         shared_dir = Path(tempfile.mkdtemp(prefix="zmodel-report-"))
         os.environ[SHARED_RESULTS] = str(shared_dir / "calibrations.pickle")
@@ -1449,10 +1448,8 @@ def _main(argv: list[str], prog: str) -> int:
         if failed:
             return 1
         if shared_dir is not None:
-            from zmodel.fits import share_results
-
             share_results([_registry.load(e) for e in selected if _registry.is_available(e)],
-                          shared_dir / "calibrations.pickle")
+                          os.environ[SHARED_RESULTS])
         if args.areas is None:  # a full calibration: the shipped parameter store follows it
             progress.write(f"{prog}: {update_parameter_store(calibrations)}")
         if not args.text_only:
@@ -1484,8 +1481,6 @@ def _main(argv: list[str], prog: str) -> int:
         if runner is not None:
             runner.cancel()
         if shared_dir is not None:
-            from zmodel.fits import SHARED_RESULTS
-
             os.environ.pop(SHARED_RESULTS, None)
             shutil.rmtree(shared_dir, ignore_errors=True)
         progress.close()

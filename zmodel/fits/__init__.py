@@ -300,11 +300,8 @@ class Calibration:
         (overriding the declaration).
         """
         key = _frozen(options)
-        if key is not None and key in self._results:
-            return self._results[key]
-        if key is not None and key in (shared := _shared_results(self.area)):
-            self._results[key] = shared[key]
-            return shared[key]
+        if (known := self._recall(key)) is not None:
+            return known
         own = options.pop("measurements", None) if "measurements" in options else None
         if own is not None and self.fit is not None and self.read_measurements is None:
             raise ValueError(f"calibration {self.area!r} is not a catalog fit: it takes no measurements table")
@@ -337,11 +334,8 @@ class Calibration:
             return self.validate(progress=progress, **options)
         key = _frozen(options)
         memo_key = None if key is None else ("cross_validate", grouped, key)
-        if memo_key is not None and memo_key in self._results:
-            return self._results[memo_key].copy()
-        if memo_key is not None and memo_key in (shared := _shared_results(self.area)):
-            self._results[memo_key] = shared[memo_key]
-            return shared[memo_key].copy()
+        if (known := self._recall(memo_key)) is not None:
+            return known.copy()
         from zmodel.calibration import cross_validate
 
         full = self.run(**options)
@@ -363,6 +357,17 @@ class Calibration:
     def clear(self) -> None:
         """Forget the memoised results."""
         self._results.clear()
+
+    def _recall(self, key):
+        """The memoised value of ``key``: this process's, else the shared file's (adopted); None: neither."""
+        if key is None:
+            return None
+        if key not in self._results:
+            shared = _shared_results(self.area)
+            if key not in shared:
+                return None
+            self._results[key] = shared[key]
+        return self._results[key]
 
     def adopt(self, result, **options) -> None:
         """Memoise ``result`` as :meth:`run`'s with these options (a fit made in another process)."""

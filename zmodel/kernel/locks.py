@@ -409,6 +409,23 @@ def _chain(n, think, log_service):
     return finite_source_probabilities(n, think, -log_service)
 
 
+def _handoff_inputs(cpus, think_time, serial_time, handoff_time, *more):
+    """Checked, broadcast inputs of a hand-off lock: (batch shape, flat float arrays n, a, s, c, *more).
+
+    ``more`` are already-checked arrays (the instances of :func:`ticket_locks`) broadcast along.
+    """
+    n = as_int_array("cpus", cpus, minimum=0).astype(float)
+    a = as_float_array("think_time", think_time)
+    s = as_float_array("serial_time", serial_time)
+    c = as_float_array("handoff_time", handoff_time)
+    n, a, s, c, *more = np.broadcast_arrays(n, a, s, c, *more)
+    bad = ~(s + c > 0)
+    if bad.any():
+        raise ValueError("serial_time + handoff_time must be positive, got "
+                         f"{float((s + c)[bad].flat[0])!r}")
+    return n.shape, tuple(v.ravel().astype(float) for v in (n, a, s, c, *more))
+
+
 @vectorized
 def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
     r"""Ticket spinlock whose hand-off time grows with the waiters (Boyd-Wickizer et al. 2012).
@@ -467,17 +484,7 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
     >>> round(r.parallel_cpus, 12) == round(6 / 17, 12)
     True
     """
-    n = as_int_array("cpus", cpus, minimum=0).astype(float)
-    a = as_float_array("think_time", think_time)
-    s = as_float_array("serial_time", serial_time)
-    c = as_float_array("handoff_time", handoff_time)
-    n, a, s, c = np.broadcast_arrays(n, a, s, c)
-    bad = ~(s + c > 0)
-    if bad.any():
-        raise ValueError("serial_time + handoff_time must be positive, got "
-                         f"{float((s + c)[bad].flat[0])!r}")
-    shape = n.shape
-    nf, af, sf, cf = (v.ravel().astype(float) for v in (n, a, s, c))
+    shape, (nf, af, sf, cf) = _handoff_inputs(cpus, think_time, serial_time, handoff_time)
     m = int(nf.max(initial=0))
     j = np.arange(1, m + 1, dtype=float)[None, :]
     with np.errstate(divide="ignore"):
@@ -558,18 +565,8 @@ def ticket_locks(cpus, think_time, serial_time, handoff_time, instances=1) -> Lo
     """
     from ..queueing.loaddep import split_finite_source
 
-    n = as_int_array("cpus", cpus, minimum=0).astype(float)
-    a = as_float_array("think_time", think_time)
-    s = as_float_array("serial_time", serial_time)
-    c = as_float_array("handoff_time", handoff_time)
-    k = as_int_array("instances", instances, minimum=1).astype(float)
-    n, a, s, c, k = np.broadcast_arrays(n, a, s, c, k)
-    bad = ~(s + c > 0)
-    if bad.any():
-        raise ValueError("serial_time + handoff_time must be positive, got "
-                         f"{float((s + c)[bad].flat[0])!r}")
-    shape = n.shape
-    nf, af, sf, cf, kf = (v.ravel().astype(float) for v in (n, a, s, c, k))
+    shape, (nf, af, sf, cf, kf) = _handoff_inputs(cpus, think_time, serial_time, handoff_time,
+                                                  as_int_array("instances", instances, minimum=1))
     m = int(nf.max(initial=0))
     j = np.arange(1, max(m, 1) + 1, dtype=float)[None, :]
     log_service = np.log(sf[:, None] + j * cf[:, None])

@@ -299,7 +299,6 @@ class LatencyRangeResult(Result):
 
 
 @functools.lru_cache(maxsize=256)
-@functools.lru_cache(maxsize=256)
 def _topology_for(cpus: int, like: AltixTopology) -> AltixTopology:
     # one instance per (size, template): topologies are immutable and cache their router tables
     return dataclasses.replace(like, cpus=int(cpus))

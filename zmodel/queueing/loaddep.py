@@ -413,6 +413,19 @@ class FiniteSourceResult(Result):
         return plain.drop(columns=["probabilities"])
 
 
+def _check_log_table(name: str, table: np.ndarray, n_pop: np.ndarray) -> None:
+    """A per-population table of log rates or times: one row per population entry, at least
+    max(population) columns, finite (the two finite-source solvers' rule)."""
+    if table.ndim != 2 or table.shape[0] != n_pop.size:
+        raise ValueError(f"{name} must have shape (rows, M) with one row per population entry "
+                         f"({n_pop.size}), got shape {table.shape}")
+    if n_pop.size and n_pop.max() > table.shape[1]:
+        raise ValueError(f"{name} must have at least max(population) = {int(n_pop.max())} columns, "
+                         f"got {table.shape[1]}")
+    if not np.isfinite(table).all():
+        raise ValueError(f"{name} must be finite")
+
+
 def finite_source_probabilities(population, think_time, log_service_rate):
     r"""State probabilities p_0..p_M of the finite-source chain, from log service rates.
 
@@ -447,14 +460,7 @@ def finite_source_probabilities(population, think_time, log_service_rate):
     log_mu = np.ascontiguousarray(log_service_rate, dtype=float)
     if think.size != n_pop.size:
         raise ValueError(f"think_time must have one entry per population row ({n_pop.size}), got {think.size}")
-    if log_mu.ndim != 2 or log_mu.shape[0] != n_pop.size:
-        raise ValueError(f"log_service_rate must have shape (rows, M) with one row per population entry "
-                         f"({n_pop.size}), got shape {log_mu.shape}")
-    if n_pop.size and n_pop.max() > log_mu.shape[1]:
-        raise ValueError(f"log_service_rate must have at least max(population) = {int(n_pop.max())} "
-                         f"columns, got {log_mu.shape[1]}")
-    if not np.isfinite(log_mu).all():
-        raise ValueError("log_service_rate must be finite")
+    _check_log_table("log_service_rate", log_mu, n_pop)
     p = np.empty((n_pop.size, log_mu.shape[1] + 1))
     dummy = np.empty(n_pop.size)
     lk.finite_source_batch(n_pop, think, log_mu, np.empty((n_pop.size, 0)), p, dummy, dummy,
@@ -744,14 +750,7 @@ def split_finite_source(population, think_time, log_service_time, stations):
     if think.size != n_pop.size or k.size != n_pop.size:
         raise ValueError(f"think_time and stations must have one entry per population row ({n_pop.size}), got "
                          f"{think.size} and {k.size}")
-    if log_s.ndim != 2 or log_s.shape[0] != n_pop.size:
-        raise ValueError(f"log_service_time must have shape (rows, M) with one row per population entry "
-                         f"({n_pop.size}), got shape {log_s.shape}")
-    if n_pop.size and n_pop.max() > log_s.shape[1]:
-        raise ValueError(f"log_service_time must have at least max(population) = {int(n_pop.max())} columns, "
-                         f"got {log_s.shape[1]}")
-    if not np.isfinite(log_s).all():
-        raise ValueError("log_service_time must be finite")
+    _check_log_table("log_service_time", log_s, n_pop)
     log_f = np.zeros((n_pop.size, log_s.shape[1] + 1))
     log_f[:, 1:] = np.cumsum(log_s - np.log(k)[:, None], axis=1)
     x, q, u = (np.empty(n_pop.size) for _ in range(3))
