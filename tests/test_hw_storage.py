@@ -206,6 +206,45 @@ def test_bad_parameters():
         Disk.from_specs(250.0, 75e6, 50000, 7.0e-3, 7.5e-3, 0.3e-3)
 
 
+# --------------------------------------------------------------------------- write settle
+def test_write_seek_is_the_read_seek_plus_the_settle_by_hand():
+    # HGST Ultrastar C15K600 specification, sec. 4.4.1.1 Table 6 p. 27 (typical): read 2.9 ms,
+    # write 3.1 ms, so the settle of a write is 0.2 ms; on the toy drive (3.5 ms read) a write seeks 3.7 ms
+    settle = (3.1 - 2.9) * 1e-3
+    d = Disk.from_specs(250.0, 75e6, 50000, 3.5e-3, 7.5e-3, 0.3e-3, write_settle=settle)
+    assert d.average_seek_time() == pytest.approx(3.5e-3, rel=1e-12)      # reads unchanged
+    assert d.average_write_seek_time() == pytest.approx(3.7e-3, rel=1e-12)
+    # without a settle the two seeks are one (every existing drive, the HP 97560 too)
+    assert hp97560().write_settle == 0.0
+    assert hp97560().average_write_seek_time() == hp97560().average_seek_time()
+    # the settle enters no read path: service time of a random read is unchanged
+    assert d.service_time(4096) == pytest.approx(toy_disk().service_time(4096), rel=1e-15)
+
+
+@given(st.floats(0.0, 5e-3))
+@settings(max_examples=25, deadline=None)
+def test_write_seek_never_shorter_than_read_seek(settle):
+    d = Disk.from_specs(250.0, 75e6, 50000, 3.5e-3, 7.5e-3, 0.3e-3, write_settle=settle)
+    assert d.average_write_seek_time() >= d.average_seek_time()
+    assert d.average_write_seek_time() - d.average_seek_time() == pytest.approx(settle, abs=1e-15)
+
+
+def test_write_settle_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="write_settle must be non-negative and finite"):
+        Disk(100.0, 1e6, 100, (0, 0), (0, 0), 10, -1e-4)
+    with pytest.raises(ValueError, match="write_settle must be non-negative and finite"):
+        Disk.from_specs(250.0, 75e6, 50000, 3.5e-3, 7.5e-3, 0.3e-3, write_settle=float("nan"))
+
+
+def test_catalog_write_settle():
+    # storage_servers.csv: the 15,000 rpm drives of the DS8300 and ESS 800 take 3.1 - 2.9 = 0.2 ms
+    # (C15K600 Table 6); the F20's 10,000 rpm drive has no write-settle row: one seek for both
+    for name, settle in (("DS8300", 0.2e-3), ("ESS-800", 0.2e-3), ("ESS-F20", 0.0)):
+        disk = StorageServer.from_catalog(name).disk
+        assert disk.write_settle == pytest.approx(settle, abs=1e-15)
+        assert disk.average_write_seek_time() == pytest.approx(disk.average_seek_time() + settle, rel=1e-12)
+
+
 # --------------------------------------------------------------------------- references by integration
 def _seek_moments_by_quad(disk):
     """E[t_s], E[t_s^2] over the random-distance density f(d) = 2 (C - d)/C^2 (Ruemmler &

@@ -227,6 +227,11 @@ def _seek_15k(p) -> float:
     return _drive_15k().average_seek_time() * 1e3
 
 
+def _write_seek_15k(p) -> float:
+    """Average write seek of the catalog's 15,000 rpm drive: read seek + write settle (Disk notes) [ms]."""
+    return _drive_15k().average_write_seek_time() * 1e3
+
+
 def _latency_5400(p) -> float:
     return dataclasses.replace(_drive_15k(), rotation_rate=5400 / 60).rotational_latency * 1e3
 
@@ -359,6 +364,10 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
     "val.disks.ultrastar-15k450-450gb-read-seek": Predictor(
         "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
         (), _seek_15k),
+    "val.disks.ultrastar-15k450-450gb-write-seek": Predictor(
+        "average write seek of the catalog's 15,000 rpm drive: its average read seek plus the write settle "
+        "(Disk.average_write_seek_time; write settle from the Ultrastar C15K600 specification)", (),
+        _write_seek_15k),
     "val.disks.ultrastar-15k450-300gb-read-seek": Predictor(
         "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
         (), _seek_15k),

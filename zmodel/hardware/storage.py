@@ -90,6 +90,8 @@ class Disk:
         ``(c, e)`` of the long-seek regime :math:`c + e d` [s], [s].
     seek_boundary : float
         Distance (cylinders) where the long regime starts [1].
+    write_settle : float
+        Extra settling before a write, over a read's seek (0: one seek curve for both) [s].
 
     Notes
     -----
@@ -104,6 +106,18 @@ class Disk:
     seek is :math:`\int_0^C t_s(d) f(d)\,dd`, evaluated in closed form. Rotational
     latency is half a revolution on average (uniform on one revolution, variance
     :math:`T^2/12`); transfer is ``size / media_rate``.
+
+    A write must wait for the head to settle on the track more tightly than a read does:
+    drive specifications print a separate, longer average seek for writes, measured like
+    the read's "to the start of a reliable read or write operation" (HGST Ultrastar
+    C15K600 Hard Disk Drive Specification, sec. 4.4.1.1 Table 6, p. 27: "Read 2.9",
+    "Write 3.1" ms typical; Hitachi Travelstar 5K320 SATA OEM Specification, sec. 4.4.2.1
+    Table 5, p. 19: "Read 12", "Write 13" ms). The write seek is the read seek plus a
+    constant ``write_settle`` :math:`\Delta_w` (the settle phase ends the seek at every
+    distance): :math:`t_{s,w}(d) = t_s(d) + \Delta_w` for :math:`d > 0`, so the average
+    write seek is :math:`\bar t_s + \Delta_w`
+    (:meth:`average_write_seek_time`). :meth:`service_time` and the ranks still charge
+    the read's seek to every access.
 
     References
     ----------
@@ -125,6 +139,7 @@ class Disk:
     seek_short: tuple
     seek_long: tuple
     seek_boundary: float
+    write_settle: float = 0.0
 
     def __post_init__(self):
         object.__setattr__(self, "rotation_rate", as_scalar("rotation_rate", self.rotation_rate, positive=True))
@@ -139,10 +154,11 @@ class Disk:
         if not (0 < b <= self.cylinders):
             raise ValueError(f"seek_boundary must be in (0, cylinders], got {self.seek_boundary!r}")
         object.__setattr__(self, "seek_boundary", b)
+        object.__setattr__(self, "write_settle", as_scalar("write_settle", self.write_settle))
 
     @classmethod
     def from_specs(cls, rotation_rate, media_rate, cylinders, average_seek, full_stroke_seek,
-                   track_seek, boundary_fraction=0.2) -> "Disk":
+                   track_seek, boundary_fraction=0.2, write_settle=0.0) -> "Disk":
         r"""Fit the two-regime seek curve to a data sheet's three seek figures.
 
         Parameters
@@ -161,6 +177,8 @@ class Disk:
             Data-sheet single-track (track-to-track) seek [s].
         boundary_fraction : float
             :math:`d_0 / C` (0.195 for the HP 97560) [1].
+        write_settle : float
+            Data-sheet average write seek minus average read seek [s].
 
         Notes
         -----
@@ -194,7 +212,7 @@ class Disk:
         if min(a, b, c, e) < 0:
             raise ValueError("seek figures inconsistent with a two-regime curve with non-negative "
                              f"coefficients (a={a:.3g}, b={b:.3g}, c={c:.3g}, e={e:.3g})")
-        return cls(rotation_rate, media_rate, int(C), (a, b), (c, e), d0)
+        return cls(rotation_rate, media_rate, int(C), (a, b), (c, e), d0, write_settle)
 
     @vectorized
     def seek_time(self, distance):
@@ -224,6 +242,22 @@ class Disk:
             return 2.0 / C ** 2 * (C * (hi ** (p + 1) - lo ** (p + 1)) / (p + 1)
                                    - (hi ** (p + 2) - lo ** (p + 2)) / (p + 2))
         return float(a * m(0, 0, d0) + b * m(0.5, 0, d0) + c * m(0, d0, C) + e * m(1, d0, C))
+
+    def average_write_seek_time(self) -> float:
+        r"""Mean seek of a random write: the read's mean seek plus the write settle [s].
+
+        Notes
+        -----
+        :math:`\bar t_{s,w} = \bar t_s + \Delta_w` (see the class notes; the data sheets
+        print the two averages side by side, e.g. HGST Ultrastar C15K600 Table 6, p. 27).
+
+        Examples
+        --------
+        >>> d = Disk.from_specs(250.0, 60e6, 10000, 3.5e-3, 8.0e-3, 0.4e-3, write_settle=0.2e-3)
+        >>> round(d.average_write_seek_time() * 1e3, 6)
+        3.7
+        """
+        return self.average_seek_time() + self.write_settle
 
     @property
     def revolution_time(self) -> float:
@@ -700,6 +734,8 @@ class StorageServer:
 
         Notes
         -----
+        The drive's ``disk_write_settle`` [s] (average write seek minus average read
+        seek) is optional: without a row the drive has one seek for reads and writes.
         Besides the drive, cache, NVS, disk count, rank width and link rate, a row may
         give the internal limits of :data:`CATALOG_LIMITS` (``host_adapter_rate`` [1/s],
         ``device_adapters`` [1], ``device_adapter_rate`` [B/s], ``clusters`` [1],
@@ -711,7 +747,8 @@ class StorageServer:
 
         p = catalog.component("storage_servers", name, data_dir=data_dir)
         disk = Disk.from_specs(p["disk_rpm"], p["disk_media_rate"], int(p["disk_cylinders"]),
-                               p["disk_average_seek"], p["disk_full_stroke_seek"], p["disk_track_seek"])
+                               p["disk_average_seek"], p["disk_full_stroke_seek"], p["disk_track_seek"],
+                               write_settle=p.get("disk_write_settle", 0.0))
         args = dict(name=name, cache_size=p["cache_size"], nvs_size=p["nvs_size"], disk=disk,
                     disk_count=int(p["disk_count"]), rank_width=int(p["rank_width"]),
                     link_rate=p["link_rate"])
