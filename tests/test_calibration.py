@@ -25,6 +25,7 @@ from zmodel.calibration import (
     Ratio,
     calibrate,
     cross_validate,
+    cross_validate_many,
 )
 
 
@@ -668,3 +669,38 @@ def test_refits_in_worker_processes_give_the_same_table():
     assert one.attrs == two.attrs
     with pytest.raises(ValueError, match="workers must be"):
         cross_validate(m, data, scale="absolute", progress=False, workers=0)
+
+
+def test_cross_validations_sharing_one_pool_match_the_hat_matrix_and_a_single_table():
+    # two cross-validations whose refits run in one pool of two processes: the first is
+    # ordinary least squares, so its left-out residuals are the PRESS residuals e_i/(1 - h_ii)
+    # computed here from the hat matrix; the second (one row left out with another) is the
+    # table a lone cross_validate gives, row for row
+    x = np.array([0.0, 1.0, 2.0, 3.5, 4.0, 6.0, 7.5])
+    y = np.array([1.1, 2.9, 5.2, 8.1, 8.8, 13.5, 15.2])
+    X = np.c_[np.ones_like(x), x]
+    H = X @ np.linalg.inv(X.T @ X) @ X.T
+    press = (y - H @ y) / (1 - np.diag(H))
+    other = dict(model=linear_model([0.0, 1.0, 2.0, 3.0]), measurements=linear_data([1.0, 3.2, 4.9, 7.1]),
+                 scale="absolute", groups={"lin.0": "A", "lin.1": "A"})
+    first, second = cross_validate_many(
+        [dict(model=linear_model(x), measurements=linear_data(y), scale="absolute"), other],
+        workers=2, progress=False)
+    np.testing.assert_allclose(first["measured"] - first["predicted_loo"], press, rtol=1e-7, atol=1e-9)
+    assert first.attrs["refits"] == len(x) and second.attrs["refits"] == 3     # {lin.0, lin.1}, lin.2, lin.3
+    alone = cross_validate(progress=False, **other)
+    pd.testing.assert_frame_equal(second, alone, check_exact=True)
+    assert second.attrs == alone.attrs
+
+
+def test_cross_validate_many_names_a_bad_request():
+    data = linear_data([1.0, 3.2, 4.9])
+    with pytest.raises(ValueError, match=r"requests\[0\] must give model and measurements; missing model"):
+        cross_validate_many([dict(measurements=data)], progress=False)
+    with pytest.raises(ValueError, match=r"requests\[1\]: workers and progress"):
+        cross_validate_many([dict(model=linear_model([0.0, 1.0, 2.0]), measurements=data),
+                             dict(model=linear_model([0.0, 1.0, 2.0]), measurements=data, workers=2)])
+    with pytest.raises(ValueError, match=r"requests\[0\] must be a mapping"):
+        cross_validate_many([("model", "data")])
+    with pytest.raises(ValueError, match="workers must be"):
+        cross_validate_many([], workers=0)

@@ -112,3 +112,36 @@ def test_group_report_table_by_hand():
     line_b = next(ln for ln in text.splitlines() if ln.split()[:1] == ["B"])
     assert "20.00" in line_a and "30.00" in line_a and "k_a" in line_a and "True" in line_a
     assert "4.00" in line_b and "1 of 1" in line_b and "False" in line_b
+
+
+def test_cross_validations_computed_together_equal_each_alone():
+    """One pool for several tables (zmodel calibrate): each equals the table its calibration
+    computes alone, row for row, and is memoised for it."""
+    import pandas as pd
+
+    from zmodel.fits import cross_validate_together, registry
+
+    hyp, net = (next(c for c in registry.calibrations() if c.area == a) for a in ("kernel_hypervisor", "network"))
+    for cal in (hyp, net):
+        cal.clear()
+    together = cross_validate_together([(hyp, {}), (net, {}), (hyp, {})], workers=2)
+    assert hyp.has_cross_validation() and net.has_cross_validation()
+    pd.testing.assert_frame_equal(together[0], together[2], check_exact=True)   # one request, computed once
+    for cal, table in ((hyp, together[0]), (net, together[1])):
+        cal.clear()
+        alone = cal.cross_validate()
+        pd.testing.assert_frame_equal(table, alone, check_exact=True)
+        assert table.attrs == alone.attrs
+
+
+def test_summary_requests_the_longest_cross_validations_first():
+    from zmodel.fits.kernel_report import kernel_areas, summary_cross_validations
+
+    areas = kernel_areas()
+    requests = summary_cross_validations(grouped=True)
+    grouped = [cal for cal, opts in requests if opts == {"grouped": True}]
+    plain = [cal for cal, opts in requests if opts == {}]
+    assert grouped == [c for c in areas.values() if c.groups]            # kernel_versions' benchmarks
+    assert requests[:len(grouped)] == [(c, {"grouped": True}) for c in grouped]
+    assert plain == [c for c in areas.values() if c.leave_one_out_in_summary]
+    assert [c for c, _ in summary_cross_validations(areas=["hypervisor"])] == [areas["hypervisor"]]

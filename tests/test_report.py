@@ -597,6 +597,38 @@ def test_fits_computed_ahead_in_processes_give_the_same_reports(capsys):
     assert usl.run() is two[0][2]
 
 
+def test_the_summary_cross_validations_run_together_before_the_first_needs_them(monkeypatch):
+    """With workers (zmodel calibrate) every table the kernel summary shows is computed in
+    one pool when its step comes (one call); in one process nothing is computed ahead."""
+    import zmodel.fits.kernel_report as kernel_report
+
+    calls, order = [], []
+
+    class Fit:
+        def report(self):
+            return "fit report"
+
+    def together(requests, workers=1, progress=False):
+        calls.append(([(cal.area, opts) for cal, opts in requests], workers))
+        order.append("together")
+        return [None] * len(requests)
+
+    def summary(results=None, **kw):
+        order.append("summary")
+        return Fit()
+
+    monkeypatch.setattr(kernel_report, "cross_validate_together", together)
+    monkeypatch.setattr(kernel_report, "kernel_calibration_report", summary)
+    entries = registry.select(["kernel_hypervisor", "kernel"])
+    pairs = [(e.title, e.target) for e in entries]
+    report.run_calibrations(pairs, workers=2)
+    expected = [(cal.area, opts) for cal, opts in kernel_report.summary_cross_validations()]
+    assert calls == [(expected, 2)] and order == ["together", "summary"]
+    calls.clear()
+    report.run_calibrations(pairs)
+    assert calls == []
+
+
 def test_fits_computed_ahead_keep_the_error_and_warning_policy():
     """A calibration that fails (elsewhere or here) reaches on_error; warnings reach on_warnings."""
     import warnings

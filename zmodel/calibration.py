@@ -97,6 +97,7 @@ __all__ = [
     "CalibrationResult",
     "calibrate",
     "cross_validate",
+    "cross_validate_many",
     "MultiStart",
     "solve_multistart",
     "starting_points",
@@ -1983,17 +1984,22 @@ def _run_fold(k: int):
     return _FOLD_JOB[0](k)
 
 
-def _map_folds(refit, n: int, workers: int):
-    """``refit(k)`` for k = 0 .. n-1, in order: here, or in ``workers`` forked processes."""
+def _map_folds(refit, keys, workers: int):
+    """``refit(k)`` for each k of ``keys``, in order: here, or in ``workers`` forked processes.
+
+    The workers take the keys in their order (one at a time), so the longest jobs go first
+    when the caller lists them first.
+    """
     import multiprocessing
 
-    if workers == 1 or n < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        yield from (refit(k) for k in range(n))
+    keys = list(keys)
+    if workers == 1 or len(keys) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from (refit(k) for k in keys)
         return
     _FOLD_JOB[:] = [refit]
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, n)) as pool:
-            yield from pool.imap(_run_fold, range(n))
+        with multiprocessing.get_context("fork").Pool(min(workers, len(keys))) as pool:
+            yield from pool.imap(_run_fold, keys)
     finally:
         _FOLD_JOB.clear()
 
@@ -2079,10 +2085,73 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     >>> cross_validate(m, data, groups={"doc.y0": "A", "doc.y1": "A"}, progress=False).attrs["refits"]
     2
     """
-    import pandas as pd
-
-    exclude = [exclude] if isinstance(exclude, str) else list(exclude)
     workers = as_count("workers", workers, 1)
+    n, refit = _plan_cross_validation(model, measurements, exclude, weights, groups, full, calibrate_kwargs)
+    return _cross_validation_table(_progress(_map_folds(refit, range(n), workers), n, "leave-one-out", progress), n)
+
+
+def cross_validate_many(requests, *, workers: int = 1, progress: bool | None = None) -> list:
+    """Several cross-validations whose refits share one pool of ``workers`` processes.
+
+    Parameters
+    ----------
+    requests : sequence of mapping
+        Each the arguments of one :func:`cross_validate` call (``model``, ``measurements``
+        and any of ``exclude``, ``weights``, ``groups``, ``full`` and the calibrate
+        keywords); ``workers`` and ``progress`` are this function's.
+    workers : int
+        Processes for all the refits together: a pool started once, whose processes take
+        the refits in request order (list the longest first), so that none waits while
+        another table's last refit runs. 1 (default) runs them here.
+    progress : bool, optional
+        One tqdm bar over every refit; default as for :func:`cross_validate`.
+
+    Returns
+    -------
+    list of pandas.DataFrame
+        The tables :func:`cross_validate` returns for each request, in order (the same
+        tables, row for row, whatever the count of workers).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = Model({"a": 1.0})
+    >>> for k, x in enumerate([1.0, 2.0, 3.0]):
+    ...     m.add_predictor(f"doc.y{k}", lambda p, x=x: p["a"] * x)
+    >>> data = pd.DataFrame({"id": ["doc.y0", "doc.y1", "doc.y2"], "kind": "absolute",
+    ...                      "value_num": [2.0, 4.0, 6.0], "unit": "s"})
+    >>> [t.attrs["refits"] for t in cross_validate_many([dict(model=m, measurements=data),
+    ...                                                   dict(model=m, measurements=data, groups={"doc.y0": "A"})],
+    ...                                                  progress=False)]
+    [3, 3]
+    """
+    workers = as_count("workers", workers, 1)
+    plans = []
+    for i, request in enumerate(requests):
+        if not isinstance(request, Mapping):
+            raise ValueError(f"requests[{i}] must be a mapping of cross_validate arguments, got {type(request).__name__}")
+        kw = dict(request)
+        missing = [k for k in ("model", "measurements") if k not in kw]
+        if missing:
+            raise ValueError(f"requests[{i}] must give model and measurements; missing {', '.join(missing)}")
+        if "workers" in kw or "progress" in kw:
+            raise ValueError(f"requests[{i}]: workers and progress are cross_validate_many's own arguments")
+        args = [kw.pop(k, d) for k, d in (("model", None), ("measurements", None), ("exclude", ()),
+                                           ("weights", None), ("groups", None), ("full", None))]
+        plans.append(_plan_cross_validation(*args, kw))
+    keys = [(i, k) for i, (n, _) in enumerate(plans) for k in range(n)]
+    done = list(_progress(_map_folds(lambda key: plans[key[0]][1](key[1]), keys, workers), len(keys),
+                          "leave-one-out", progress))
+    out, at = [], 0
+    for n, _ in plans:
+        out.append(_cross_validation_table(done[at:at + n], n))
+        at += n
+    return out
+
+
+def _plan_cross_validation(model, measurements, exclude, weights, groups, full, calibrate_kwargs):
+    """The refits of one cross-validation: ``(count, refit)``, ``refit(k)`` the k-th fold's (:func:`cross_validate`)."""
+    exclude = [exclude] if isinstance(exclude, str) else list(exclude)
     if full is None:
         full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
     kw = dict(calibrate_kwargs)
@@ -2130,8 +2199,15 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
                              predictable=not row_lost, unidentified_without=", ".join(row_lost)))
         return bool(loo.success), fold
 
+    return len(jobs), refit
+
+
+def _cross_validation_table(results, refits: int):
+    """The table of :func:`cross_validate` from its refits' ``(success, rows)`` in fold order."""
+    import pandas as pd
+
     rows, failed_refits = [], 0
-    for success, fold in _progress(_map_folds(refit, len(jobs), workers), len(jobs), "leave-one-out", progress):
+    for success, fold in results:
         failed_refits += not success
         rows += fold
     out = pd.DataFrame(rows, columns=["id", "group", "kind", "unit", "measured", "predicted_full", "predicted_loo",
@@ -2149,7 +2225,7 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     # a refit that did not converge is a failure, counted, not silently averaged
     out.attrs["n_failed"] = int((~out["success"].astype(bool)).sum()) if len(out) else 0
     out.attrs["failed_refits"] = int(failed_refits)
-    out.attrs["refits"] = len(folds)
+    out.attrs["refits"] = refits
     # rows whose removal leaves a parameter that only they determined: their left-out
     # "prediction" rests on that parameter's initial value, not on the other data
     out.attrs["median_abs_percent_error_predictable"] = float(b.median()) if len(b) else math.nan

@@ -284,7 +284,11 @@ def run_calibrations(registry: list[tuple[str, str]] | None = None, progress: Pr
         for t in targets:
             if t not in elsewhere:
                 ahead.own(t, on_warnings is not None)
+        summary_ahead = workers > 1 and any(t == KERNEL_SUMMARY for _, t in entries)
         for title, target in entries:
+            if summary_ahead and _cross_validates(target, echo and group_out):
+                summary_ahead = False
+                _cross_validate_ahead(echo and group_out, workers)
             _run_one(title, target, done, out, ahead, progress, echo, on_error, on_warnings, group_out, workers)
     finally:
         ahead.close()
@@ -381,6 +385,27 @@ def _prefit(target: str):
         return None if caught else result
     except Exception:   # noqa: BLE001 - fitted again in the caller, which reports it
         return None
+
+
+def _cross_validates(target: str, group_out: bool) -> bool:
+    """Whether the step of ``target`` cross-validates: the kernel summary, or an area that prints its groups."""
+    return target == KERNEL_SUMMARY or (group_out and bool(getattr(_registry.load(target), "groups", None)))
+
+
+def _cross_validate_ahead(group_out: bool, workers: int) -> None:
+    """Every cross-validation the kernel summary (and ``group_out``) will show, in one pool of ``workers``.
+
+    Called when the first of them is needed (every kernel fit is memoised by then); they are
+    memoised, so each step then finds its table. A failure here is left to the step that
+    needs the table (it cross-validates again and reports the error by the caller's policy).
+    """
+    from zmodel.fits import kernel_report
+
+    try:
+        kernel_report.cross_validate_together(kernel_report.summary_cross_validations(grouped=group_out),
+                                              workers=workers)
+    except Exception:   # noqa: BLE001 - reported by the step that needs the table
+        pass
 
 
 def _run_one(title, target, done, out, ahead, progress, echo, on_error, on_warnings, group_out, workers):

@@ -149,6 +149,7 @@ def share_results(calibrations, path) -> None:
         raise
 
 
+
 def _frozen(options: Mapping[str, Any]):
     try:
         key = tuple(sorted(options.items()))
@@ -326,28 +327,32 @@ class Calibration:
         out at a time; ``workers=K`` runs the refits in K processes (the same table). The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
         options.
         """
-        grouped = bool(options.pop("grouped", False))
         workers = options.pop("workers", 1)   # processes for the refits: the same table whatever the count
+        return cross_validate_together([(self, options)], workers=workers, progress=progress)[0]
+
+    def _cross_validation_request(self, options, progress):
+        """``(memo key, table)`` when known or not a catalog fit, else ``(memo key, None, request)``."""
+        options = dict(options)
+        grouped = bool(options.pop("grouped", False))
         if grouped and not self.groups:
             raise ValueError(f"calibration {self.area!r} declares no groups: grouped cross-validation needs them")
         if self.fit is not None:
-            return self.validate(progress=progress, **options)
+            return None, self.validate(progress=progress, **options)
         key = _frozen(options)
         memo_key = None if key is None else ("cross_validate", grouped, key)
         if (known := self._recall(memo_key)) is not None:
-            return known.copy()
-        from zmodel.calibration import cross_validate
-
+            return memo_key, known
         full = self.run(**options)
         model_opts, data_dir, kw = self._split(options)
-        cv = cross_validate(self.model(**model_opts), self.measurements(data_dir), progress=progress,
-                            groups=dict(self.groups) if grouped else None, full=full, workers=workers, **kw)
+        return memo_key, None, dict(model=self.model(**model_opts), measurements=self.measurements(data_dir),
+                                    groups=dict(self.groups) if grouped else None, full=full, **kw)
+
+    def _keep_cross_validation(self, memo_key, cv):
         if self.exactly_determined:
             informative = cv.loc[~cv["id"].isin(self.exactly_determined), "percent_error_loo"].abs()
             cv.attrs["median_abs_percent_error_informative"] = float(informative.median())
         if memo_key is not None:
             self._results[memo_key] = cv
-        return cv.copy()
 
     def has_cross_validation(self, grouped: bool = False, **options) -> bool:
         """Whether :meth:`cross_validate` with these options is already memoised in this process."""
@@ -374,3 +379,33 @@ class Calibration:
         key = _frozen(options)
         if key is not None:
             self._results[key] = result
+
+
+def cross_validate_together(requests, workers: int = 1, progress: bool | None = False) -> list:
+    """The cross-validation tables of several calibrations, their refits in one pool.
+
+    ``requests`` lists ``(calibration, options)`` pairs, the options those of
+    :meth:`Calibration.cross_validate` (``grouped=True`` leaves out a group at a time). The
+    tables not memoised yet are computed by :func:`zmodel.calibration.cross_validate_many`:
+    one pool of ``workers`` processes takes every refit in request order (list the longest
+    first), so no process idles while another table's last refit runs. Each table is
+    memoised as :meth:`Calibration.cross_validate` memoises it and equals its table.
+    """
+    from zmodel.calibration import cross_validate_many
+
+    out: list = [None] * len(requests)
+    pending: dict = {}    # (calibration id, memo key) -> [positions, calibration, memo key, request]
+    for i, (cal, options) in enumerate(requests):
+        got = cal._cross_validation_request(options, progress)
+        if len(got) == 2:
+            out[i] = got[1].copy() if got[0] is not None else got[1]
+            continue
+        memo_key, _, request = got
+        slot = pending.setdefault((id(cal), memo_key if memo_key is not None else i), [[], cal, memo_key, request])
+        slot[0].append(i)
+    tables = cross_validate_many([slot[3] for slot in pending.values()], workers=workers, progress=progress)
+    for (positions, cal, memo_key, _), cv in zip(pending.values(), tables):
+        cal._keep_cross_validation(memo_key, cv)
+        for i in positions:
+            out[i] = cv.copy()
+    return out

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from zmodel.fits import Calibration
+from zmodel.fits import Calibration, cross_validate_together
 from zmodel.queueing._result import Result
 
 TARGET_FITTED = 5.0    # median |% error| on fitted numbers, issue 5 part 8
@@ -154,6 +154,8 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
     unknown = [a for a in areas if a not in known]
     if unknown:
         raise ValueError(f"areas must be among {', '.join(known)}; got {', '.join(map(str, unknown))}")
+    if workers > 1:   # every refit of the summary in one pool (the same tables)
+        cross_validate_together(summary_cross_validations(areas, leave_one_out), workers=workers)
     rows, fitted_results, loos, lgos = [], {}, {}, {}
     for area in areas:
         cal = known[area]
@@ -180,7 +182,7 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
             "shape_checks": len(shapes),
             "shape_holds": int(shapes["passed"].fillna(False).astype(bool).sum()) if len(shapes) else 0,
         }
-        if leave_one_out is True or (leave_one_out == "summary" and cal.leave_one_out_in_summary):
+        if _wants_leave_one_out(cal, leave_one_out):
             loo = cal.cross_validate(**_workers(workers))
             loos[area] = loo
             # every informative value row counts, including those the other rows cannot
@@ -206,6 +208,27 @@ def kernel_calibration_report(areas=None, leave_one_out: bool | str = "summary",
     summary = pd.DataFrame(rows)
     return KernelCalibrationReport(summary=summary, results=fitted_results, leave_one_out=loos,
                                    leave_group_out=lgos)
+
+
+def _wants_leave_one_out(cal, leave_one_out: bool | str) -> bool:
+    return leave_one_out is True or (leave_one_out == "summary" and cal.leave_one_out_in_summary)
+
+
+def summary_cross_validations(areas=None, leave_one_out: bool | str = "summary",
+                              grouped: bool = False) -> list[tuple[Calibration, dict]]:
+    """The cross-validations :func:`kernel_calibration_report` shows, as requests of
+    :func:`zmodel.fits.cross_validate_together` (longest first: the areas' leave-one-group-out).
+
+    ``grouped`` adds the leave-one-group-out of every area that declares groups (``zmodel
+    calibrate`` prints it after the area's report); without it an area's grouped table is
+    requested when its leave-one-out is, or when it is already memoised.
+    """
+    known = kernel_areas()
+    chosen = [known[a] for a in (known if areas is None else areas)]
+    wanted = [cal for cal in chosen if _wants_leave_one_out(cal, leave_one_out)]
+    groups = [(cal, {"grouped": True}) for cal in chosen
+              if cal.groups and (grouped or any(c is cal for c in wanted) or cal.has_cross_validation(grouped=True))]
+    return groups + [(cal, {}) for cal in wanted]
 
 
 def _workers(workers: int) -> dict:
