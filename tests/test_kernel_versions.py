@@ -894,3 +894,17 @@ def test_scanned_runqueue_hold_under_overcommit_by_hand():
     assert r.spin_fraction == pytest.approx(float(f), rel=1e-9)
     assert r.cpu_demand == pytest.approx(d_cpu, rel=1e-9)
     assert r.throughput == pytest.approx(2 / d_cpu, rel=1e-9)
+
+
+def test_the_compositions_lock_path_by_hand():
+    """The composition's unchecked path to the hand-off locks (one call per CPU count):
+    two CPUs, a = 1, s = 1, c = 0, two locks -- exact MVA of a delay and two queues of
+    demand 1/2 gives X = 8/9 and Q = 10/9, so 2/9 CPUs spin: 1/9 of each CPU (by hand)."""
+    from zmodel.kernel.versions import _locks_of
+
+    r = _locks_of(2, np.array([1.0, 1.0]), np.array([1.0, 1.0]), np.array([0.0, 0.0]), np.array([2.0, 1.0]))
+    assert r["spin_fraction"][0] == pytest.approx(1 / 9, rel=1e-12)
+    # one lock (M/M/1//2, a = s = 1): P = (1, 2, 2)/5, X = 4/5, Q = 6/5 -> (Q - X s)/2 = 1/5
+    assert r["spin_fraction"][1] == pytest.approx(1 / 5, rel=1e-12)
+    with pytest.raises(ValueError, match="serial_time \\+ handoff_time must be positive"):
+        _locks_of(2, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([1.0]))

@@ -1017,16 +1017,22 @@ def _validate_params(params: Parameters):
             raise ValueError(f"parameter {p.name!r} varies but has min == max ({p.min:g}); fix it (vary=False)")
 
 
-def _evaluate(model, table, values, relative):
-    """Predict every fitted-kind row; return arrays (pred, a, b, residual)."""
+def _rows_of(table) -> list:
+    """``(id, kind, measured, low, high)`` of each row of a fitted-kind table (read once per solve)."""
     n = len(table)
+    lows = table["low"] if "low" in table else np.full(n, math.nan)
+    highs = table["high"] if "high" in table else np.full(n, math.nan)
+    return list(zip(table["id"], table["kind"], table["measured"], lows, highs))
+
+
+def _evaluate(model, table, values, relative):
+    """Predict every fitted-kind row (a table, or its :func:`_rows_of`); return arrays (pred, a, b, residual)."""
+    rows = table if isinstance(table, list) else _rows_of(table)
+    n = len(rows)
     if hasattr(model, "prefetch"):
         model.prefetch([values])
     pred, pa, pb, res = (np.full(n, math.nan) for _ in range(4))
-    lows = table["low"] if "low" in table else np.full(n, math.nan)
-    highs = table["high"] if "high" in table else np.full(n, math.nan)
-    for k, (id_, kind, meas, low, high) in enumerate(zip(table["id"], table["kind"], table["measured"],
-                                                          lows, highs)):
+    for k, (id_, kind, meas, low, high) in enumerate(rows):
         value, a, b, pc = _interpret(id_, kind, model.predict(id_, values))
         pred[k], pa[k], pb[k] = value, a, b
         res[k] = _residual(kind, meas, value, relative[k], pc, low, high)
@@ -1491,8 +1497,10 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
     w_used, rel_used = problem.weight[problem.used], problem.relative[problem.used]
     free, s = problem.free, problem.scale
 
+    used_rows = _rows_of(used_tab)
+
     def fun(z):
-        r = w_used * _evaluate(model, used_tab, problem.values_of(z), rel_used)[3]
+        r = w_used * _evaluate(model, used_rows, problem.values_of(z), rel_used)[3]
         return np.r_[r, prior_residuals(problem.priors, np.asarray(z, dtype=float) * s)] if problem.priors else r
 
     nfev, success, message, cost = 1, True, "no free parameters", math.nan

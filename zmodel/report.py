@@ -322,6 +322,12 @@ class _Prefits:
         self._pool, self._results = None, iter(())
         targets = list(dict.fromkeys(targets))
         if workers > 1 and targets and "fork" in multiprocessing.get_all_start_methods():
+            # what every fit imports, imported once here: the forked processes inherit it
+            import pandas  # noqa: F401
+            import scipy.optimize  # noqa: F401
+
+            for target in targets:
+                _registry.load(target)
             self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(targets)))
             self._results = zip(targets, self._pool.imap(_prefit, targets))
         self._ready: dict[str, object] = {}

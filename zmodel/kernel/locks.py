@@ -563,24 +563,29 @@ def ticket_locks(cpus, think_time, serial_time, handoff_time, instances=1) -> Lo
     >>> round(r.spinning_cpus, 12) == round(2 / 9, 12)
     True
     """
-    from ..queueing.loaddep import split_finite_source
-
     shape, (nf, af, sf, cf, kf) = _handoff_inputs(cpus, think_time, serial_time, handoff_time,
                                                   as_int_array("instances", instances, minimum=1))
+    out = {key: v.reshape(shape) for key, v in _ticket_locks(nf, af, sf, cf, kf).items()}
+    return LockResult(model="ticket", **out)
+
+
+def _ticket_locks(nf, af, sf, cf, kf) -> dict:
+    """The fields of :func:`ticket_locks` from checked flat float arrays (CPUs, think, serial,
+    hand-off, instances; every serial + hand-off positive): the composition's fast path."""
+    from ..queueing.loaddep import _split_finite_source
+
     m = int(nf.max(initial=0))
     j = np.arange(1, max(m, 1) + 1, dtype=float)[None, :]
     log_service = np.log(sf[:, None] + j * cf[:, None])
-    r = split_finite_source(nf, af, log_service, kf)
+    r = _split_finite_source(nf, af, log_service, kf)
     x, q, busy = r.throughput, r.queue_length, r.utilization
     spinning = np.maximum(q - x * sf, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(x > 0, spinning / np.where(x > 0, x, 1.0), 0.0)
         frac = np.where(nf > 0, spinning / np.where(nf > 0, nf, 1.0), 0.0)
-    out = {"acquisition_rate": x, "utilization": busy, "wait_time": w, "queue_length": q,
-           "spinning_cpus": spinning, "spin_fraction": frac, "useful_cpus": nf - spinning,
-           "parallel_cpus": nf - q}
-    out = {key: v.reshape(shape) for key, v in out.items()}
-    return LockResult(model="ticket", **out)
+    return {"acquisition_rate": x, "utilization": busy, "wait_time": w, "queue_length": q,
+            "spinning_cpus": spinning, "spin_fraction": frac, "useful_cpus": nf - spinning,
+            "parallel_cpus": nf - q}
 
 
 @vectorized

@@ -203,6 +203,27 @@ class AltixTopology:
             cache["_distance_matrix"] = self.routers_between(k[:, None], k[None, :])
         return cache["_distance_matrix"].copy()
 
+    def _distance_classes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct router counts of :meth:`distance_matrix` and, per node pair, the index
+        of its count among them (once per topology): a function of the routers is then
+        evaluated on the few distinct counts and gathered, the same numbers for every pair."""
+        cache = self.__dict__
+        if "_hop_classes" not in cache:
+            hops, where = np.unique(self.distance_matrix(), return_inverse=True)
+            cache["_hop_classes"] = (hops, where.reshape(self.nodes, self.nodes))
+        return cache["_hop_classes"]
+
+    def _nearest_first(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct router counts from node 0 and, for the nodes in nearest-first order
+        (fewest routers, then node number), the index of each one's count (once per topology)."""
+        cache = self.__dict__
+        if "_nearest_first_cache" not in cache:
+            h = self.routers_from(0)
+            order = np.lexsort((np.arange(self.nodes), h))
+            hops, where = np.unique(h[order], return_inverse=True)
+            cache["_nearest_first_cache"] = (hops, where)
+        return cache["_nearest_first_cache"]
+
     @property
     def max_routers(self) -> int:
         """Most routers on any path in this system [1]."""
@@ -603,7 +624,8 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
         c = int(n[idx])
         if c not in cache:
             t = _topology_for(c, topology)
-            cache[c] = (t, np.asarray(latency.ratio(t.distance_matrix()), dtype=float))
+            hops, where = t._distance_classes()
+            cache[c] = (t, np.asarray(latency.ratio(hops), dtype=float)[where])
         t, rm = cache[c]
         pages = math.ceil(fb[idx] / page - 1e-12)
         vals = _placement_one(float(pages), t, policy, math.floor(free / page), pages * slab / page,
@@ -896,8 +918,8 @@ def _zero_one(p: int, region: float, pool: float, t: AltixTopology, lat: NumaLat
     population = int(round(outstanding * per_group_cpus))
     share = region / groups                 # bytes each group zeroes
     g = pool / n                            # huge pages per node
-    order = np.lexsort((np.arange(n), t.routers_from(0)))
-    ratios = np.asarray(lat.ratio(t.routers_from(0)), dtype=float)[order]
+    hops, where = t._nearest_first()        # nodes nearest first, by their router counts
+    ratios = np.asarray(lat.ratio(hops), dtype=float)[where]
     take = np.clip(share - g * np.arange(n), 0.0, g)   # nearest-first: fill node after node
     take = take[take > 0]
     v = take / share                        # visit fraction per memory controller

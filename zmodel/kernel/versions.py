@@ -1514,10 +1514,19 @@ def _memory_overhead(f, w, s, c) -> float:
     return memory_overhead(f, w, s, c)
 
 
+def _locks_of(cpus, think, serial, handoff, instances) -> dict:
+    """:func:`zmodel.kernel.locks.ticket_locks` of ``cpus`` CPUs at each lock of the flat arrays
+    (built valid by :func:`_compose_all`: its checks are the serial time's only)."""
+    from zmodel.kernel.locks import _ticket_locks
+
+    if not np.all(serial + handoff > 0):
+        raise ValueError("serial_time + handoff_time must be positive, got "
+                         f"{float((serial + handoff)[~(serial + handoff > 0)][0])!r}")
+    return _ticket_locks(np.full(serial.size, float(cpus)), think, serial, handoff, instances)
+
+
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
-    from zmodel.kernel.locks import ticket_locks
-
     preps = [_prepare(*call) for call in calls]
     if not preps:
         return []
@@ -1530,6 +1539,8 @@ def _compose_all(calls) -> list[SystemResult]:
         return np.repeat(np.asarray(values, dtype=float), sizes)
 
     def cat(arrays):  # one value or array per composition -> one per network
+        if all(isinstance(a, float) for a in arrays):   # Python or NumPy floats
+            return col(arrays)
         return np.concatenate([np.broadcast_to(np.asarray(a, dtype=float), (n,)) for a, n in zip(arrays, sizes)])
 
     pop = np.concatenate([p.pop for p in preps])
@@ -1638,13 +1649,13 @@ def _compose_all(calls) -> list[SystemResult]:
             for n_cpu in np.unique(src_a[has.any(axis=0)]):
                 # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
                 sel = has & (src_a == n_cpu)
-                lk = ticket_locks(int(n_cpu), think[sel], eff_a[sel], c_a[sel], inst_a[sel])
-                spin[sel] = np.asarray(lk.spin_fraction, dtype=float)
-                util_lock[sel] = np.asarray(lk.utilization, dtype=float)
+                lk = _locks_of(n_cpu, think[sel], eff_a[sel], c_a[sel], inst_a[sel])
+                spin[sel] = lk["spin_fraction"]
+                util_lock[sel] = lk["utilization"]
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
-                    lk0 = ticket_locks(int(n_cpu), think[inc], hold_a[inc], c_a[inc], inst_a[inc])
-                    spin[inc] = spin[inc] - np.asarray(lk0.spin_fraction, dtype=float)
+                    lk0 = _locks_of(n_cpu, think[inc], hold_a[inc], c_a[inc], inst_a[inc])
+                    spin[inc] = spin[inc] - lk0["spin_fraction"]
             if scanned and over_of:
                 # the yield waste of a contended acquisition follows the scanned hold
                 from zmodel.kernel.hypervisor import spinlock_yield

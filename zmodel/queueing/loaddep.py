@@ -751,6 +751,14 @@ def split_finite_source(population, think_time, log_service_time, stations):
         raise ValueError(f"think_time and stations must have one entry per population row ({n_pop.size}), got "
                          f"{think.size} and {k.size}")
     _check_log_table("log_service_time", log_s, n_pop)
+    return _split_finite_source(n_pop, think, log_s, k)
+
+
+def _split_finite_source(n_pop, think, log_s, k) -> SplitFiniteSourceResult:
+    """:func:`split_finite_source` of checked inputs: flat float arrays ``n_pop``, ``think``,
+    ``k`` and the table ``log_s`` (a caller that built them valid skips the checks)."""
+    from . import _ld_kernels as lk
+
     log_f = np.zeros((n_pop.size, log_s.shape[1] + 1))
     log_f[:, 1:] = np.cumsum(log_s - np.log(k)[:, None], axis=1)
     x, q, u = (np.empty(n_pop.size) for _ in range(3))
