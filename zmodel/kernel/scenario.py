@@ -930,18 +930,35 @@ class Scenario:
             return ios * float(t) - delay
 
         lo, hi = 0.0, 0.0
-        if (yield from excess(0.0)) > 0.0:
-            hi = 1e-6
-            while (yield from excess(hi)) > 0.0 and hi < 1e9:
-                lo, hi = hi, hi * 2.0
+        f_lo = yield from excess(0.0)
+        if f_lo > 0.0:
+            # the root lies in [0, f(0)]: the right side is largest at d = 0, so at d = f(0) it is
+            # at most f(0) = d and the excess is <= 0 there (a bracket without a search)
+            # (f(0) infinite: the device queue saturates without delay; search upwards, by 8x)
+            hi = f_lo if f_lo < 1e9 else 1e-6
+            while (f_hi := (yield from excess(hi))) > 0.0 and hi < 1e9:
+                lo, f_lo, hi = hi, f_hi, hi * 8.0
+            # Illinois regula falsi (Dowell & Jarratt, BIT 11, 1971, pp. 168-174): the secant
+            # of the bracket, the end that stays halving its value, until the bracket is narrow
+            # (halving while the lower end is still saturated, f infinite)
+            side = 0
             for _ in range(200):
-                if hi - lo <= IOSQ_TOLERANCE * hi:
+                if hi - lo <= IOSQ_TOLERANCE * hi or f_hi == 0.0:
                     break
-                mid = 0.5 * (lo + hi)
-                if (yield from excess(mid)) > 0.0:
-                    lo = mid
+                x = hi - f_hi * (hi - lo) / (f_hi - f_lo) if f_hi < 0.0 < f_lo < math.inf else 0.5 * (lo + hi)
+                if not lo < x < hi:
+                    x = 0.5 * (lo + hi)
+                f_x = yield from excess(x)
+                if f_x > 0.0:
+                    lo, f_lo = x, f_x
+                    if side == -1:
+                        f_hi *= 0.5
+                    side = -1
                 else:
-                    hi = mid
+                    hi, f_hi = x, f_x
+                    if side == 1:
+                        f_lo *= 0.5
+                    side = 1
         return (yield solve(hi))
 
     def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str, r):
