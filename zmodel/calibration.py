@@ -2122,16 +2122,17 @@ def cross_validate_many(requests, *, workers: int = 1, progress: bool | None = N
 
     Examples
     --------
+    Plain leave-one-out and the two rows left out together, in one call:
+
     >>> import pandas as pd
     >>> m = Model({"a": 1.0})
-    >>> for k, x in enumerate([1.0, 2.0, 3.0]):
-    ...     m.add_predictor(f"doc.y{k}", lambda p, x=x: p["a"] * x)
-    >>> data = pd.DataFrame({"id": ["doc.y0", "doc.y1", "doc.y2"], "kind": "absolute",
-    ...                      "value_num": [2.0, 4.0, 6.0], "unit": "s"})
-    >>> [t.attrs["refits"] for t in cross_validate_many([dict(model=m, measurements=data),
-    ...                                                   dict(model=m, measurements=data, groups={"doc.y0": "A"})],
-    ...                                                  progress=False)]
-    [3, 3]
+    >>> m.add_predictor("doc.u", lambda p: p["a"]); m.add_predictor("doc.v", lambda p: 2 * p["a"])
+    >>> rows = pd.DataFrame({"id": ["doc.u", "doc.v"], "kind": "absolute", "value_num": [1.0, 2.2], "unit": "s"})
+    >>> plain, both = cross_validate_many([dict(model=m, measurements=rows),
+    ...                                    dict(model=m, measurements=rows, groups={"doc.u": "g", "doc.v": "g"})],
+    ...                                   progress=False)
+    >>> plain.attrs["refits"], both.attrs["refits"]
+    (2, 1)
     """
     workers = as_count("workers", workers, 1)
     plans = []

@@ -327,7 +327,10 @@ class _Prefits:
             import scipy.optimize  # noqa: F401
 
             for target in targets:
-                _registry.load(target)
+                try:
+                    _registry.load(target)
+                except Exception:   # noqa: BLE001 - it fails again in its worker, reported as usual
+                    pass
             self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(targets)))
             self._results = zip(targets, self._pool.imap(_prefit, targets))
         self._ready: dict[str, object] = {}

@@ -492,7 +492,7 @@ def ticket_lock(cpus, think_time, serial_time, handoff_time) -> LockResult:
     p = _chain(nf, af, log_service)
     k = np.arange(m + 1, dtype=float)[None, :]
     occupancy = sf[:, None] + k * cf[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # a subnormal occupancy: X = inf
         x = np.where(k >= 1, p / np.where(occupancy > 0, occupancy, 1.0), 0.0).sum(axis=1)
     q = (k * p).sum(axis=1)
     busy = 1.0 - p[:, 0]
