@@ -858,7 +858,7 @@ def guest_cpu_accounting(runnable, capacity, *, iowait=0.0, user=1.0, nice=0.0, 
                          f"{(r + wa)[over].flat[0]:g} > 1")
     demand = r.sum(axis=-1)
     cap_b = np.broadcast_to(cap, demand.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # masked where demand <= cap
         phi = np.where(demand > cap_b, cap_b / np.where(demand > 0, demand, 1.0), 1.0)
     busy = r * phi[..., None]
     out = {k: 100.0 * np.broadcast_to(busy * s, shape) for k, s in shares.items()}
