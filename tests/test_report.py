@@ -627,6 +627,11 @@ def test_the_summary_cross_validations_run_together_before_the_first_needs_them(
     calls.clear()
     report.run_calibrations(pairs)
     assert calls == []
+    # a calibration that cannot load, before the summary, is reported by its own step
+    errors = []
+    report.run_calibrations([("missing", "zmodel.fits.no_such_area:CALIBRATION")] + pairs, workers=2,
+                            on_error=lambda title, target, exc: errors.append(title))
+    assert errors == ["missing"] and calls == [(expected, 2)]
 
 
 def test_fits_computed_ahead_keep_the_error_and_warning_policy():

@@ -398,7 +398,12 @@ def _prefit(target: str):
 
 def _cross_validates(target: str, group_out: bool) -> bool:
     """Whether the step of ``target`` cross-validates: the kernel summary, or an area that prints its groups."""
-    return target == KERNEL_SUMMARY or (group_out and bool(getattr(_registry.load(target), "groups", None)))
+    if target == KERNEL_SUMMARY:
+        return True
+    try:
+        return group_out and bool(getattr(_registry.load(target), "groups", None))
+    except Exception:   # noqa: BLE001 - a calibration that cannot load is reported by its step
+        return False
 
 
 def _cross_validate_ahead(group_out: bool, workers: int) -> None:

@@ -149,7 +149,6 @@ def share_results(calibrations, path) -> None:
         raise
 
 
-
 def _frozen(options: Mapping[str, Any]):
     try:
         key = tuple(sorted(options.items()))
@@ -331,17 +330,19 @@ class Calibration:
         return cross_validate_together([(self, options)], workers=workers, progress=progress)[0]
 
     def _cross_validation_request(self, options, progress):
-        """``(memo key, table)`` when known or not a catalog fit, else ``(memo key, None, request)``."""
+        """``(memo key, table, None)`` when the table is known (or not a catalog fit's: computed
+        here), else ``(memo key, None, request)`` with the arguments of
+        :func:`zmodel.calibration.cross_validate_many` that compute it."""
         options = dict(options)
         grouped = bool(options.pop("grouped", False))
         if grouped and not self.groups:
             raise ValueError(f"calibration {self.area!r} declares no groups: grouped cross-validation needs them")
         if self.fit is not None:
-            return None, self.validate(progress=progress, **options)
+            return None, self.validate(progress=progress, **options), None
         key = _frozen(options)
         memo_key = None if key is None else ("cross_validate", grouped, key)
         if (known := self._recall(memo_key)) is not None:
-            return memo_key, known
+            return memo_key, known.copy(), None
         full = self.run(**options)
         model_opts, data_dir, kw = self._split(options)
         return memo_key, None, dict(model=self.model(**model_opts), measurements=self.measurements(data_dir),
@@ -396,11 +397,10 @@ def cross_validate_together(requests, workers: int = 1, progress: bool | None = 
     out: list = [None] * len(requests)
     pending: dict = {}    # (calibration id, memo key) -> [positions, calibration, memo key, request]
     for i, (cal, options) in enumerate(requests):
-        got = cal._cross_validation_request(options, progress)
-        if len(got) == 2:
-            out[i] = got[1].copy() if got[0] is not None else got[1]
+        memo_key, table, request = cal._cross_validation_request(options, progress)
+        if request is None:
+            out[i] = table
             continue
-        memo_key, _, request = got
         slot = pending.setdefault((id(cal), memo_key if memo_key is not None else i), [[], cal, memo_key, request])
         slot[0].append(i)
     tables = cross_validate_many([slot[3] for slot in pending.values()], workers=workers, progress=progress)
