@@ -30,6 +30,7 @@ with 0.85 (the fit sits on that threshold).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -116,6 +117,13 @@ def _first_crossing(n: np.ndarray, f: np.ndarray, target: float, rising: bool) -
         return float(n[-1])
     i = hit[0]
     return float(n[i - 1] + (n[i] - n[i - 1]) * (-g[i - 1]) / (g[i] - g[i - 1]))
+
+
+#: the parameters :meth:`KernelMemoryModel.model` reads (its memo key): the two cost dataclasses'
+#: fields, the page size and the mappings
+_RATE_READS = tuple(dict.fromkeys([f.name for f in dataclasses.fields(DbenchMemoryCosts)]
+                                  + [f.name for f in dataclasses.fields(InstructionCosts)]
+                                  + ["page_size", "mappings"]))
 
 
 class KernelMemoryModel(Model):
@@ -243,8 +251,9 @@ class KernelMemoryModel(Model):
                                  page_size=p["page_size"], mappings=int(round(p["mappings"])), costs=self.costs(p))
 
     def rate(self, kernel: str, p) -> np.ndarray:
-        """Transfer rate [B/s] at N = 1..MAX_CPUS (index N-1), cached per parameter set."""
-        key = (kernel,) + tuple(sorted((k, v) for k, v in p.items()))
+        """Transfer rate [B/s] at N = 1..MAX_CPUS (index N-1), cached per value of the parameters
+        it reads (:meth:`model`: a finite-difference step of another parameter reuses it)."""
+        key = (kernel,) + tuple((n, p.get(n)) for n in _RATE_READS)
         return self.memo(key, lambda: np.asarray(
             self.model(kernel, p).throughput(np.arange(1, MAX_CPUS + 1)).throughput, dtype=float))
 
