@@ -126,6 +126,9 @@ def test_cross_validations_computed_together_equal_each_alone():
         cal.clear()
     together = cross_validate_together([(hyp, {}), (net, {}), (hyp, {})], workers=2)
     assert hyp.has_cross_validation() and net.has_cross_validation()
+    # each table holds its own calibration's declared rows, none of the other's
+    assert set(together[0]["id"]) <= set(hyp.rows) and set(together[1]["id"]) <= set(net.rows)
+    assert len(together[0]) and len(together[1]) and not set(together[0]["id"]) & set(together[1]["id"])
     pd.testing.assert_frame_equal(together[0], together[2], check_exact=True)   # one request, computed once
     for cal, table in ((hyp, together[0]), (net, together[1])):
         cal.clear()

@@ -1025,9 +1025,8 @@ def _rows_of(table) -> list:
     return list(zip(table["id"], table["kind"], table["measured"], lows, highs))
 
 
-def _evaluate(model, table, values, relative):
-    """Predict every fitted-kind row (a table, or its :func:`_rows_of`); return arrays (pred, a, b, residual)."""
-    rows = table if isinstance(table, list) else _rows_of(table)
+def _evaluate(model, rows, values, relative):
+    """Predict every fitted-kind row (:func:`_rows_of` a table); return arrays (pred, a, b, residual)."""
     n = len(rows)
     if hasattr(model, "prefetch"):
         model.prefetch([values])
@@ -1167,7 +1166,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         sol, multistart = solve_multistart(model, problem, starts, seed, tol=tol, max_nfev=max_nfev,
                                            **least_squares_kwargs)
     best_vals = problem.values_of(sol.x / problem.scale if problem.free else problem.x0)
-    pred, pa, pb, res = _evaluate(model, problem.fit_table, best_vals, problem.relative)
+    pred, pa, pb, res = _evaluate(model, _rows_of(problem.fit_table), best_vals, problem.relative)
     wres = problem.weight * res
     used = problem.used
     chisqr = float(np.sum(wres[used] ** 2))
@@ -1210,7 +1209,7 @@ def _active(model, problem: "Problem", sol: "Solution"):
     """(n_active, active rows of the used table) at a solution: value rows and violated bounds that depend on a free
     parameter (the counting of :func:`calibrate`)."""
     vals = problem.values_of(sol.x / problem.scale if problem.free else problem.x0)
-    res = _evaluate(model, problem.fit_table, vals, problem.relative)[3]
+    res = _evaluate(model, _rows_of(problem.fit_table), vals, problem.relative)[3]
     is_bound = np.isin(problem.fit_table["kind"].to_numpy(), _BOUNDS)
     active = (~is_bound | (res != 0)) & informative_rows(sol, problem)
     return int(np.sum(problem.used & active)), active[problem.used]
@@ -1464,7 +1463,7 @@ def prepare(model, measurements, exclude: Iterable[str] = (), weights=None, *, p
     hi = np.array([init[n].max for n in free], dtype=float)
     span = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
     s = np.where(x0 != 0, np.abs(x0), np.where(span > 0, span, 1.0))
-    _evaluate(model, fit_tab, init.valuesdict(), rel_fit)  # raises early on NaN predictions, excluded rows too
+    _evaluate(model, _rows_of(fit_tab), init.valuesdict(), rel_fit)  # raises early on NaN predictions, excluded rows too
     return Problem(fit_table=fit_tab, shape_table=shape_tab, weight=w_fit, relative=rel_fit, used=used,
                    init=init, free=free, x0=x0, lower=lo, upper=hi, scale=s, exclude=exclude,
                    base=init.valuesdict(), priors=_free_priors(init, free))
@@ -2093,9 +2092,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     >>> cross_validate(m, data, groups={"doc.y0": "A", "doc.y1": "A"}, progress=False).attrs["refits"]
     2
     """
-    workers = as_count("workers", workers, 1)
-    n, refit = _plan_cross_validation(model, measurements, exclude, weights, groups, full, calibrate_kwargs)
-    return _cross_validation_table(_progress(_map_folds(refit, range(n), workers), n, "leave-one-out", progress), n)
+    return cross_validate_many([dict(model=model, measurements=measurements, exclude=exclude, weights=weights,
+                                     groups=groups, full=full, **calibrate_kwargs)],
+                               workers=workers, progress=progress)[0]
 
 
 def cross_validate_many(requests, *, workers: int = 1, progress: bool | None = None) -> list:

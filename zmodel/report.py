@@ -396,12 +396,19 @@ def _prefit(target: str):
         return None
 
 
+def _grouped_area(target: str, group_out: bool):
+    """The calibration of ``target`` when its step prints its leave-one-group-out (``group_out``
+    and it declares groups: kernel_versions' benchmarks), else None."""
+    if not group_out or target == KERNEL_SUMMARY:
+        return None
+    cal = _registry.load(target)
+    return cal if getattr(cal, "groups", None) else None
+
+
 def _cross_validates(target: str, group_out: bool) -> bool:
     """Whether the step of ``target`` cross-validates: the kernel summary, or an area that prints its groups."""
-    if target == KERNEL_SUMMARY:
-        return True
     try:
-        return group_out and bool(getattr(_registry.load(target), "groups", None))
+        return target == KERNEL_SUMMARY or _grouped_area(target, group_out) is not None
     except Exception:   # noqa: BLE001 - a calibration that cannot load is reported by its step
         return False
 
@@ -445,8 +452,8 @@ def _run_one(title, target, done, out, ahead, progress, echo, on_error, on_warni
                     result = _registry.load(target)()
                 done[target] = result
             text = result.report() if echo else None
-            cal = _registry.load(target) if echo and group_out and target != KERNEL_SUMMARY else None
-            if getattr(cal, "groups", None):   # leave-one-benchmark-out (memoised: the summary reuses it)
+            cal = _grouped_area(target, echo and group_out)
+            if cal is not None:   # leave-one-benchmark-out (memoised: the summary reuses it)
                 from zmodel.fits.kernel_report import _workers, group_report
 
                 text += "\n\n" + group_report(cal.cross_validate(grouped=True, **_workers(workers)))

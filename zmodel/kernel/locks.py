@@ -419,11 +419,16 @@ def _handoff_inputs(cpus, think_time, serial_time, handoff_time, *more):
     s = as_float_array("serial_time", serial_time)
     c = as_float_array("handoff_time", handoff_time)
     n, a, s, c, *more = np.broadcast_arrays(n, a, s, c, *more)
-    bad = ~(s + c > 0)
+    _check_serial(s, c)
+    return n.shape, tuple(v.ravel().astype(float) for v in (n, a, s, c, *more))
+
+
+def _check_serial(serial, handoff) -> None:
+    """The hand-off locks' rule: every serial time + hand-off time positive (else a ValueError)."""
+    bad = ~(serial + handoff > 0)
     if bad.any():
         raise ValueError("serial_time + handoff_time must be positive, got "
-                         f"{float((s + c)[bad].flat[0])!r}")
-    return n.shape, tuple(v.ravel().astype(float) for v in (n, a, s, c, *more))
+                         f"{float((serial + handoff)[bad].flat[0])!r}")
 
 
 @vectorized

@@ -203,26 +203,21 @@ class AltixTopology:
             cache["_distance_matrix"] = self.routers_between(k[:, None], k[None, :])
         return cache["_distance_matrix"].copy()
 
-    def _distance_classes(self) -> tuple[np.ndarray, np.ndarray]:
+    @functools.cached_property
+    def _hop_classes(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct router counts of :meth:`distance_matrix` and, per node pair, the index
         of its count among them (once per topology): a function of the routers is then
         evaluated on the few distinct counts and gathered, the same numbers for every pair."""
-        cache = self.__dict__
-        if "_hop_classes" not in cache:
-            hops, where = np.unique(self.distance_matrix(), return_inverse=True)
-            cache["_hop_classes"] = (hops, where.reshape(self.nodes, self.nodes))
-        return cache["_hop_classes"]
+        hops, where = np.unique(self.distance_matrix(), return_inverse=True)
+        return hops, where.reshape(self.nodes, self.nodes)
 
-    def _nearest_first(self) -> tuple[np.ndarray, np.ndarray]:
+    @functools.cached_property
+    def _nearest_hops(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct router counts from node 0 and, for the nodes in nearest-first order
         (fewest routers, then node number), the index of each one's count (once per topology)."""
-        cache = self.__dict__
-        if "_nearest_first_cache" not in cache:
-            h = self.routers_from(0)
-            order = np.lexsort((np.arange(self.nodes), h))
-            hops, where = np.unique(h[order], return_inverse=True)
-            cache["_nearest_first_cache"] = (hops, where)
-        return cache["_nearest_first_cache"]
+        h = self.routers_from(0)
+        hops, where = np.unique(h[np.lexsort((np.arange(self.nodes), h))], return_inverse=True)
+        return hops, where
 
     @property
     def max_routers(self) -> int:
@@ -624,7 +619,7 @@ def page_cache_placement(file_bytes, cpus=512, policy: str = "round_robin", *,
         c = int(n[idx])
         if c not in cache:
             t = _topology_for(c, topology)
-            hops, where = t._distance_classes()
+            hops, where = t._hop_classes
             cache[c] = (t, np.asarray(latency.ratio(hops), dtype=float)[where])
         t, rm = cache[c]
         pages = math.ceil(fb[idx] / page - 1e-12)
@@ -918,7 +913,7 @@ def _zero_one(p: int, region: float, pool: float, t: AltixTopology, lat: NumaLat
     population = int(round(outstanding * per_group_cpus))
     share = region / groups                 # bytes each group zeroes
     g = pool / n                            # huge pages per node
-    hops, where = t._nearest_first()        # nodes nearest first, by their router counts
+    hops, where = t._nearest_hops            # nodes nearest first, by their router counts
     ratios = np.asarray(lat.ratio(hops), dtype=float)[where]
     take = np.clip(share - g * np.arange(n), 0.0, g)   # nearest-first: fill node after node
     take = take[take > 0]

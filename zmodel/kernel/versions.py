@@ -1517,11 +1517,9 @@ def _memory_overhead(f, w, s, c) -> float:
 def _locks_of(cpus, think, serial, handoff, instances) -> dict:
     """:func:`zmodel.kernel.locks.ticket_locks` of ``cpus`` CPUs at each lock of the flat arrays
     (built valid by :func:`_compose_all`: its checks are the serial time's only)."""
-    from zmodel.kernel.locks import _ticket_locks
+    from zmodel.kernel.locks import _check_serial, _ticket_locks
 
-    if not np.all(serial + handoff > 0):
-        raise ValueError("serial_time + handoff_time must be positive, got "
-                         f"{float((serial + handoff)[~(serial + handoff > 0)][0])!r}")
+    _check_serial(serial, handoff)
     return _ticket_locks(np.full(serial.size, float(cpus)), think, serial, handoff, instances)
 
 
