@@ -112,9 +112,10 @@ def test_residual_tolerances(result):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-26, counts as read (no per-benchmark multipliers), hand-off locks: the OSDL pairs miss the "
-    "issue-5 tolerances -- DBT-2 cached 10.9 vs 20, ReAIM 6.4 / 25.0 vs 9.75 / 27.78, SPECweb99 11.0 / 18.5 "
-    "vs 26 / 35, SPECjAppServer 16.8 / 30.4 vs 7 / 14, SPECjbb2000 5.2 / 5.9 vs 6 / 8; the targets stay"))
+    "2026-11-27, counts as read (no per-benchmark multipliers), hand-off locks, segments per request, "
+    "the dcache lock, WebSphere on LinuxThreads: the OSDL pairs miss the issue-5 tolerances -- DBT-2 "
+    "cached 11.3 vs 20, ReAIM 6.5 / 25.7 vs 9.75 / 27.78, SPECjAppServer 8.7 / 23.0 vs 7 / 14, SPECjbb2000 "
+    "5.2 / 5.9 vs 6 / 8 (SPECweb99 25.6 / 33.4 vs 26 / 35 within them); the targets stay"))
 def test_osdl_pairs_within_the_issue_tolerances(result):
     res = result.to_frame("residuals").set_index("id")
     err = res["percent_error"].abs()
@@ -183,10 +184,11 @@ def test_shape_claims(result):
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-26, counts as read (no per-benchmark multipliers), hand-off locks, from the declared "
-    "defaults: median 45.6 %, 9 of 18 rows unpredictable without themselves (a parameter they read "
-    "left unidentified), every refit converged (2026-11-25 with the multipliers: 51.9 %, 11 "
-    "unpredictable, 2 not converged); the targets below stay as the goal, not widened"))
+    "2026-11-27, counts as read (no per-benchmark multipliers), hand-off locks, segments per request, "
+    "the dcache lock, WebSphere on LinuxThreads, from the declared defaults: median 26.8 % (45.6 % on "
+    "2026-11-26), 7 of 18 rows unpredictable without themselves (a parameter they read left "
+    "unidentified), every refit converged (2026-11-25 with the multipliers: 51.9 %, 11 unpredictable, "
+    "2 not converged); the targets below stay as the goal, not widened"))
 def test_leave_one_out():
     # ~25 s (18 refits).
     cv = cross_validate_kernel_versions().set_index("id")
@@ -195,7 +197,6 @@ def test_leave_one_out():
               "ibmsj.dbench-24-drop-above-20cpu"]].max() <= 2.0
     assert cv.attrs["median_abs_percent_error"] <= 20.0
     assert cv.attrs["median_abs_percent_error_predictable"] <= 15.0
-    assert a["osdl.summary-specweb-8way"] > 50.0      # stated failure: not predicted from its 4-way
 
 
 @pytest.mark.slow
@@ -212,17 +213,22 @@ def test_leave_one_benchmark_out():
     assert (cv["group"] == cv["id"].map(BENCHMARKS)).all()
     assert cv.attrs["failed_refits"] == int((~cv.drop_duplicates("group")["success"]).sum())
     assert not cv["unidentified_without"].str.contains("k_").any()
-    for _, row in cv[cv["group"] == "dbench"].iterrows():
-        assert {"dbench_cpu_time", "purge", "purge_per_cpu"} <= set(row["unidentified_without"].split(", "))
-        assert not row["predictable"]
+    # the rates and the 2.4 peak move with the dbench parameters, so without dbench they rest on
+    # their starts; the Figure 1 threshold crossings are whole CPU counts that a parameter step
+    # does not move (zmodel.calibration._reads), so they stay scored as predictions
+    dbench = cv[cv["group"] == "dbench"].set_index("id")
+    for id_ in ("ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps", "ibmsj.dbench-24-drop-above-20cpu"):
+        assert {"dbench_cpu_time", "purge", "purge_per_cpu"} <= set(dbench.loc[id_, "unidentified_without"].split(", "))
+        assert not dbench.loc[id_, "predictable"]
     assert set(cv.attrs["by_group"]) == set(BENCHMARKS.values())
 
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-26, counts as read, hand-off locks: leave-one-benchmark-out median 61.3 % (dbench 56 %, "
-    "decision support 51 %, DBT-2 77 %, ReAIM 38 %, SPECweb99 77 %, SPECjAppServer 291 %, SPECjbb2000 "
-    "20 %); the issue-12 target (25 %) stays"))
+    "2026-11-27, counts as read, hand-off locks, segments per request, the dcache lock, WebSphere on "
+    "LinuxThreads: leave-one-benchmark-out median 52.3 % (61.3 % on 2026-11-26; dbench 65 %, decision "
+    "support 51 %, DBT-2 76 %, ReAIM 29 %, SPECweb99 67 %, SPECjAppServer 70 %, SPECjbb2000 20 %); the "
+    "issue-12 target (25 %) stays"))
 def test_leave_one_benchmark_out_target():
     from zmodel.fits.kernel_versions import CALIBRATION
 
@@ -253,3 +259,32 @@ def test_memo_keys_leave_out_only_unread_parameters():
         q = dict(p, runqueue_hold=p["runqueue_hold"] * 3)
         assert job(q)[0] != key
     assert isinstance(m, Model)
+
+
+def test_workload_readings_from_published_descriptions():
+    """The counts that come from public workload descriptions, re-derived by hand."""
+    # SPECweb99's file mix (SPEC, 'The Workload for the SPECweb96 Benchmark', Tables 1-2: 35 % of
+    # requests under 1 KB, 50 % 1-10 KB, 14 % 10-100 KB, 1 % 100 KB-1 MB, nine sizes k x 0.1, 1, 10,
+    # 100 KB per class) in 1460-byte segments: class 0 one each; class 1 ceil(1024 k / 1460) =
+    # 1, 2, 3, 3, 4, 5, 5, 6, 7; class 2 = 8, 15, 22, 29, 36, 43, 50, 57, 64; class 3 = 71, 141,
+    # 211, 281, 351, 421, 491, 562, 632
+    response = 0.35 * 1 + 0.50 * 36 / 9 + 0.14 * 324 / 9 + 0.01 * 3161 / 9
+    assert response == pytest.approx(10.9022, abs=1e-4)
+    assert PROFILES["specweb"]["network_segments"] == pytest.approx((1 + response) / 2, rel=1e-12)
+    # dcache_lock: 15.7 % utilization of one lock on 8 saturated CPUs at 2.1 us a hold, per 1 ms of CPU
+    assert PROFILES["specweb"]["dcache_lookups"] == pytest.approx(0.157 / 8 * 1e-3 / 2.1e-6, rel=1e-12)
+    assert 9.3 < PROFILES["specweb"]["dcache_lookups"] < 9.4
+    # WebSphere Application Server runs on LinuxThreads under every kernel; no other workload is bound to it
+    assert [b for b, spec in PROFILES.items() if spec.get("nptl_capable", True) is False] == ["specjapp"]
+
+
+def test_specjappserver_gains_nothing_from_nptl():
+    # the attribution table lists no nptl contribution for SPECjAppServer (LinuxThreads in both
+    # versions) while SPECjbb2000 (IBM JVM 1.4.1, read as NPTL-capable) keeps its one
+    from zmodel.fits.kernel_versions import KernelVersionsModel, attribution_table
+
+    p = KernelVersionsModel().parameters().valuesdict()
+    t = attribution_table(p)
+    changes = t.groupby("row")["change"].apply(set)
+    assert not any("nptl" in c for c in changes["osdl.summary-specjapp-8way"])
+    assert any("nptl" in c for c in changes["osdl.summary-specjbb-8way"])

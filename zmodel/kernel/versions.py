@@ -96,6 +96,14 @@ _IBMSJ = "000_bf0694975d199a2d.txt"
 _OSDL = "001_37b528ecce68b8bf.txt"
 _WAVV = "002_3ef25dc9d706703e.txt"
 _ALTIX = "003_b2fdde8a1106fead.txt"
+#: the public references of the path-lookup lock (not in the seeds): the kernel's own history of
+#: path-walk locking, and the lockmeter measurement of SPECweb99 on 2.4 that KernelCosts.dcache_hold
+#: and WorkloadProfile.dcache_lookups read
+_DCACHE_RCU_DOC = ("Linux Documentation/filesystems/path-lookup.txt (N. Piggin, 2011), 'Path walking "
+                   "synchronisation history'")
+_DCACHE_LOCKMETER = ("D. Sarma, 'specweb99: dcache scalability results', linux-kernel mailing list, 12 July 2002 "
+                     "(cs.helsinki.fi/linux/linux-kernel/2002-27/0941.html; measurements by T. Wilson, IBM LTC; "
+                     "8-CPU PIII Xeon, kernel 2.4.17+lse02E), 'Lockmeter comparison', dcache_lock rows")
 
 #: fixed-point iterations of :func:`compose` (spin fraction, anticipatory idling)
 FIXED_POINT_ITERATIONS = 6
@@ -256,6 +264,13 @@ FEATURE_DETAILS: dict[str, Feature] = {f.name: f for f in (
        "2.6.6", f"{_IBMSJ}, 'I/O' (named among the 2.6 schedulers; version not printed)",
        "It has been supplemented with several other modular I/O schedulers: the anticipatory scheduler, "
        "the complete-fair-queuing scheduler, and the no-op scheduler.", dated=False),
+    # ---- path lookup
+    _f("dcache_rcu",
+       "lock-free directory-entry lookup (d_lookup under RCU): a path walk no longer takes the global "
+       "dcache_lock per component; the lock stays for dcache updates",
+       "2.6.0", f"{_DCACHE_RCU_DOC} (merged in 2.5.62; not in the seeds)",
+       "Since 2.5.62 kernel, dcache has been using a new locking model that uses RCU to make dcache "
+       "look-up lock-free.", dated=False),
     # ---- networking
     _f("tcp_segmentation_offload",
        "TCP segmentation offload: the NIC segments and checksums (less CPU per request)",
@@ -494,7 +509,9 @@ class KernelCosts:
     net_request_time : float
         Network stack CPU per request with TSO and NAPI [s].
     net_extra_time : float
-        Extra network CPU per request without segmentation offload and NAPI [s].
+        Extra network CPU per TCP segment without segmentation offload and NAPI (the
+        stack's segmentation and the per-packet interrupts; a request moves
+        ``WorkloadProfile.network_segments`` of them) [s].
     thread_sync_time : float
         Thread synchronisation (futex) per event with NPTL [s].
     linuxthreads_extra : float
@@ -509,6 +526,14 @@ class KernelCosts:
     antic_miss : float
         Probability that an anticipation does not pay off on a multi-spindle storage
         server (the next read is not adjacent) [1].
+    dcache_hold : float
+        Hold time of the global ``dcache_lock`` per acquisition (a path-component lookup in
+        2.4, a dcache update with ``dcache_rcu``) [s].
+    dcache_hold_scv : float
+        Squared coefficient of variation of the ``dcache_lock`` hold times [1].
+    dcache_rcu_fraction : float
+        Share of the 2.4 ``dcache_lock`` acquisitions per transaction that remain with
+        lock-free lookup (``dcache_rcu``: the update side) [1].
     instruction_costs : InstructionCosts
         zSeries storage-key and TLB costs for :func:`zmodel.kernel.memory.mm_overhead`.
     handoff : SpinlockHandoff
@@ -564,6 +589,21 @@ class KernelCosts:
     antic_miss: float = param(1.0, unit="1", range=(0.0, 1.0),
                               source="assumed: worst case, every anticipation on a multi-spindle server is wasted "
                                      "(ibmsj: AS assumes 'a disk has only one moving head')")
+    dcache_hold: float = param(2.1e-6, unit="s", range=(0.0, 100e-6),
+                               source=f"{_DCACHE_LOCKMETER}: mean hold '2.1us' (2.4.17+lse02E, SPECweb99); "
+                                      "measured on an 8-way PIII Xeon near the reference speed, not rescaled")
+    dcache_hold_scv: float = param(
+        23.5, unit="1", range=(0.0, 1000.0),
+        source=f"DERIVED from {_DCACHE_LOCKMETER} (2.4.17+lse02E) by the Pollaczek-Khinchine mean wait "
+               "W = rho h (1 + c^2) / (2 (1 - rho)): W = 20.8 % contended x 23 us mean wait = 4.78 us per "
+               "acquisition at rho = 15.7 %, h = 2.1 us gives 1 + c^2 = 2 W (1 - rho) / (rho h) = 24.5 (the hold "
+               "times are heavy-tailed: the same row prints a longest hold of 6668 us)")
+    dcache_rcu_fraction: float = param(
+        0.113, unit="1", range=(0.0, 1.0),
+        source=f"DERIVED from {_DCACHE_LOCKMETER}: acquisitions per connection-second with dcache_rcu over "
+               "those without, (657152 / 69.2 s) / (5215460 / 69.8 s) x 2258 / 2530 = 0.113 (each interval = "
+               "acquisitions x mean hold / utilization: 657152 x 2.0 us / 1.9 %, 5215460 x 2.1 us / 15.7 %; "
+               "throughput 2530 and 2258 simultaneous connections)")
     instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
     handoff: SpinlockHandoff = dataclasses.field(default_factory=SpinlockHandoff)
     sysfs_files_per_device: float = param(10.0, unit="1", range=(1.0, 1000.0),
@@ -626,8 +666,18 @@ class WorkloadProfile:
         PTEs mapping each page [1].
     network_requests : float
         Network requests (receive + send) per transaction [1].
+    network_segments : float
+        Mean TCP segments (packets of at most one MSS) a network request moves: what the
+        stack segments and the NIC interrupts for when the kernel has no TSO and NAPI [1].
     thread_syncs : float
         Thread synchronisation events per transaction [1].
+    nptl_capable : bool
+        The application's runtime uses NPTL where the kernel offers it (``False``: a
+        runtime that requires LinuxThreads on every kernel, e.g. WebSphere Application
+        Server 5.x).
+    dcache_lookups : float
+        ``dcache_lock`` acquisitions per transaction with the 2.4 path walk (one per
+        path-component lookup, d_lookup) [1].
     forks : float
         Process creations per transaction [1].
     external_delay : float
@@ -662,7 +712,10 @@ class WorkloadProfile:
     page_events: float = 0.0
     mappings: int = 1
     network_requests: float = 0.0
+    network_segments: float = 1.0
     thread_syncs: float = 0.0
+    nptl_capable: bool = True
+    dcache_lookups: float = 0.0
     forks: float = 0.0
     external_delay: float = 0.0
     runnable_fraction: float = 1.0
@@ -674,9 +727,12 @@ class WorkloadProfile:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
         check_fields(self, counts={"clients": 0, "mappings": 1},
                      fractions=("read_fraction", "hit_ratio", "runnable_fraction"),
-                     flags=("sequential", "buffered_io", "direct_io_capable", "large_pages"), skip=("name",))
+                     flags=("sequential", "buffered_io", "direct_io_capable", "large_pages", "nptl_capable"), skip=("name",))
         if self.io_per_transaction > 0 and self.block_size <= 0:
             raise ValueError(f"block_size must be positive when there is I/O, got {self.block_size!r}")
+        if self.network_segments < 1:
+            raise ValueError(f"network_segments must be >= 1 (a request moves at least one segment), "
+                             f"got {self.network_segments!r}")
 
     def replace(self, **changes) -> "WorkloadProfile":
         """A copy with some fields changed (validated again)."""
@@ -898,8 +954,8 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
     Notes
     -----
     With :math:`\sigma` switches, :math:`\iota` I/Os of :math:`B` bytes, :math:`\nu`
-    network requests, :math:`\theta` synchronisations, :math:`\phi` forks and
-    :math:`\pi` page events per transaction, and :math:`[\cdot]` = 1 when a feature is
+    network requests of :math:`g` TCP segments each, :math:`\theta` synchronisations, :math:`\phi`
+    forks, :math:`\lambda` dcache lookups and :math:`\pi` page events per transaction, and :math:`[\cdot]` = 1 when a feature is
     absent:
 
     .. math::
@@ -908,7 +964,7 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
         T_\text{io} &= \iota\,\big(t_\text{io} + [\neg\text{bio}]\, t_\text{seg} \lceil B/512\rceil
                       + [\neg\text{bounce}\wedge\text{highmem}]\, b\,B + [\text{copy}]\, c\,B
                       + [\neg\text{per\_bdi}]\, t_\text{unplug}\, n_\text{disks}\big),\\
-        T_\text{net} &= \nu\,(t_\text{net} + [\neg(\text{TSO}\wedge\text{NAPI})]\, t_\text{net}^+),\quad
+        T_\text{net} &= \nu\,(t_\text{net} + [\neg(\text{TSO}\wedge\text{NAPI})]\, g\, t_\text{net}^+),\quad
         T_\text{thr} = \theta\,(t_\text{sync} + [\neg\text{NPTL}]\, t_\text{LT}),\\
         T_\text{fork} &= \phi\,(t_\text{fork} + [\text{rmap}\wedge\neg\text{objrmap}]\, t_\text{chain}),\quad
         T_\text{mm} = \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
@@ -963,9 +1019,10 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
         if "per_bdi_unplug" not in f:
             per += c.unplug_time_per_queue * s.disks
         io = w.io_per_transaction * per
-    net = w.network_requests * (c.net_request_time
-                                + (0.0 if {"tcp_segmentation_offload", "napi"} <= f else c.net_extra_time))
-    threads = w.thread_syncs * (c.thread_sync_time + (0.0 if "nptl" in f else c.linuxthreads_extra))
+    net = w.network_requests * (c.net_request_time + (0.0 if {"tcp_segmentation_offload", "napi"} <= f
+                                                      else w.network_segments * c.net_extra_time))
+    threads = w.thread_syncs * (c.thread_sync_time
+                                + (0.0 if ("nptl" in f and w.nptl_capable) else c.linuxthreads_extra))
     fork = w.forks * (c.fork_time + (c.pte_chain_fork_extra if ("rmap" in f and "objrmap" not in f) else 0.0))
     memory = 0.0
     if w.page_events > 0:
@@ -977,12 +1034,15 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
         else:
             o = mm_overhead(memory_variant(f), cpus, w.mappings, 0, c.instruction_costs)
             memory = w.page_events * np.asarray(o.total_time, float)
-    hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold
+    hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold + w.dcache_lookups * c.dcache_hold
     locks = []
     if "global_runqueue_lock" in f and w.switches > 0:
         locks.append(("runqueue_lock", w.switches, c.runqueue_hold))
     if "global_io_request_lock" in f and w.io_per_transaction > 0:
         locks.append(("io_request_lock", w.io_per_transaction, c.io_lock_hold))
+    if w.dcache_lookups > 0:
+        rcu = "dcache_rcu" in f
+        locks.append(("dcache_lock", w.dcache_lookups * (c.dcache_rcu_fraction if rcu else 1.0), c.dcache_hold))
     return dict(user=w.user_time, scheduler=sched, block_io=io, network=net, threads=threads, fork=fork,
                 memory=memory, lock_hold=hold, global_locks=locks)
 
@@ -1122,7 +1182,22 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     :math:`n_\text{run}` the runnable tasks of the pass, as in :func:`kernel_cpu_time`)
     and ``io_request_lock`` (:math:`k = 1`), the 2.6 per-request-queue lock (:math:`k` = ``disks``: seed 000, "we now have one lock per
     request queue. Several queues can be processed at the same time on different
-    processors"). With c = 0 and k = 1 the lock is M/M/1//n. A single source never
+    processors"), and the 2.4 ``dcache_lock`` (:math:`k = 1`, one acquisition per path-component
+    lookup; with ``dcache_rcu`` only the update side's ``KernelCosts.dcache_rcu_fraction`` of them).
+    A lock whose hold times vary more than exponentially (squared coefficient of variation
+    :math:`c_L^2`: ``KernelCosts.dcache_hold_scv`` for ``dcache_lock``, 1 for the others) has
+    its spinning scaled by :math:`(1 + c_L^2)/2`: the ratio of the M/G/1 to the M/M/1 mean
+    wait at the same utilization (Pollaczek-Khinchine, R. B. Cooper, *Introduction to
+    Queueing Theory*, 2nd ed., North Holland 1981, p. 189:
+    :math:`E(W) = \frac{\rho\tau}{2(1-\rho)}(1 + \sigma^2/\tau^2)`), applied to the
+    finite-source chain's wait (exact in the M/G/1 limit of many CPUs, an approximation for
+    few: a seeded simulation of 8 CPUs thinking 100 us between 2.1 us holds drawn from a
+    balanced hyperexponential of :math:`c^2 = 23.5` waits 0.64 of the scaled value, 4 CPUs 0.66 --
+    finite sources throttle while a long hold runs). ``dcache_hold_scv`` is read from the
+    measured wait through the same formula, so at the measured point (8 CPUs, 15.7 % lock
+    utilization, the fitted hand-off) the composition gives 5.0 us of spinning per acquisition
+    against the measured 4.8 us: an effective variability for this formula, not the second
+    moment of a particular distribution. With c = 0 and k = 1 the lock is M/M/1//n. A single source never
     contends (no other CPU holds the lock and the line stays in its cache, as
     :func:`zmodel.kernel.locks.atomic_update`'s hit). Under an
     overcommitted hypervisor each contended acquisition
@@ -1470,7 +1545,7 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
 
 
 def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, global_locks, strategy) -> list:
-    """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b)``.
+    """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b, scv)``.
 
     Every global lock of the version (one instance); the 2.6 per-request-queue block-layer
     locks (``instances = disks``: each request goes to one of the disks' queues, chosen
@@ -1482,7 +1557,8 @@ def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, gl
     (:func:`zmodel.kernel.hypervisor.spinlock_yield`, ``None`` without), ``a + b q`` the
     hold time the lock's queue sees when a fraction q of the virtual CPUs queued for a
     physical CPU are lock waiters (:func:`zmodel.kernel.hypervisor.preempted_hold_time`,
-    linear in q; ``a = hold, b = 0`` without overcommit).
+    linear in q; ``a = hold, b = 0`` without overcommit), ``scv`` the squared coefficient of
+    variation of its hold times (1: exponential; ``KernelCosts.dcache_hold_scv`` for the dcache lock).
     """
     over = s.overcommit > 1
 
@@ -1498,7 +1574,8 @@ def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, gl
 
     def entry(name, acq, hold, instances, increment):
         wasted, a, b = hyper(hold)
-        return name, acq, hold, wasted, instances, increment, a, b
+        scv = c.dcache_hold_scv if name == "dcache_lock" else 1.0
+        return name, acq, hold, wasted, instances, increment, a, b, scv
 
     out = [entry(name, acq, hold, 1, False) for name, acq, hold in global_locks]
     if over and "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
@@ -1569,13 +1646,14 @@ def _compose_all(calls) -> list[SystemResult]:
     lock_incr = np.zeros((slots, B), dtype=bool)
     lock_a = np.full((slots, B), np.nan)
     lock_b = np.zeros((slots, B))
+    lock_var = np.ones((slots, B))   # (1 + scv) / 2: the Pollaczek-Khinchine factor of the spinning
     # the 2.4 runqueue lock is held across schedule()'s goodness() scan: hold + scan x runnable
     lock_scan = np.zeros((slots, B))
     over_of = {}    # network slice -> (overcommit, strategy) where a scanned hold needs its yield waste per pass
     for i, p in enumerate(preps):
         sl = slice(starts[i], starts[i] + sizes[i])
-        for j, (name, acq, hold, wasted, inst, incr, a, b) in enumerate(p.locks):
-            lock_acq[j, sl], lock_hold[j, sl] = acq, hold
+        for j, (name, acq, hold, wasted, inst, incr, a, b, scv) in enumerate(p.locks):
+            lock_acq[j, sl], lock_hold[j, sl], lock_var[j, sl] = acq, hold, (1.0 + scv) / 2.0
             lock_waste[j, sl] = math.nan if wasted is None else wasted
             lock_inst[j, sl] = ncpu[sl] if inst == 0 else inst
             lock_incr[j, sl], lock_a[j, sl], lock_b[j, sl] = incr, a, b
@@ -1648,7 +1726,7 @@ def _compose_all(calls) -> list[SystemResult]:
                 # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
                 sel = has & (src_a == n_cpu)
                 lk = _locks_of(n_cpu, think[sel], eff_a[sel], c_a[sel], inst_a[sel])
-                spin[sel] = lk["spin_fraction"]
+                spin[sel] = lk["spin_fraction"] * lock_var[:, ix][sel]
                 util_lock[sel] = lk["utilization"]
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
@@ -1762,8 +1840,10 @@ def _used_features(f: frozenset, w: WorkloadProfile, s: SystemConfig, sched: str
             used |= f & {"direct_io"}
     if w.network_requests > 0:
         used |= f & {"tcp_segmentation_offload", "napi"}
-    if w.thread_syncs > 0:
+    if w.thread_syncs > 0 and w.nptl_capable:
         used |= f & {"nptl"}
+    if w.dcache_lookups > 0:
+        used |= f & {"dcache_rcu"}
     if w.forks > 0 or w.shared_memory > 0:
         used |= f & {"rmap", "objrmap"}
     if w.page_events > 0:
