@@ -288,3 +288,12 @@ def test_specjappserver_gains_nothing_from_nptl():
     changes = t.groupby("row")["change"].apply(set)
     assert not any("nptl" in c for c in changes["osdl.summary-specjapp-8way"])
     assert any("nptl" in c for c in changes["osdl.summary-specjbb-8way"])
+
+
+def test_the_web_scenario_preset_carries_the_specweb_readings():
+    # the planner's "web" preset uses the counts the calibrated network and dcache costs were read with
+    from zmodel.kernel.scenario import WORKLOAD_KINDS
+
+    web = WORKLOAD_KINDS["web"]
+    assert web["network_segments"] == pytest.approx(PROFILES["specweb"]["network_segments"], abs=0.005)
+    assert web["dcache_lookups"] == pytest.approx(PROFILES["specweb"]["dcache_lookups"], abs=0.05)
