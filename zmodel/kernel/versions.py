@@ -969,10 +969,12 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
         T_\text{fork} &= \phi\,(t_\text{fork} + [\text{rmap}\wedge\neg\text{objrmap}]\, t_\text{chain}),\quad
         T_\text{mm} = \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
 
-    plus the lock hold times :math:`\sigma h_\text{rq} + \iota h_\text{io}` (CPU work in
-    every version; contended by all CPUs where the lock is global, per request queue for
-    the 2.6 block-layer lock, see :func:`compose`). Each term is one reading of a seed
-    statement (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
+    plus the lock hold times :math:`\sigma h_\text{rq} + \iota h_\text{io} + \lambda h_\text{dc}` (CPU
+    work in every version; contended by all CPUs where the lock is global, per request queue for
+    the 2.6 block-layer lock, see :func:`compose`; the ``dcache_lock`` is global in every
+    version, taken :math:`\lambda` times per transaction in 2.4 and :math:`\lambda f_\text{rcu}`
+    times with ``dcache_rcu``). Each term is one reading of a seed statement or, where the
+    feature table says so, of a public reference (see :data:`FEATURE_DETAILS`). Valid as mean path lengths;
     cache effects (affinity, NUMA) are not modelled.
 
     References
