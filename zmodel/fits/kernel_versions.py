@@ -72,7 +72,11 @@ fit): SPECweb99's responses are segmented by the stack without TSO (``network_se
 segments per request from SPECweb99's published file mix) where SPECjAppServer's small messages
 move one segment, so one per-segment cost (``net_extra_time``, fitted 22 us against its declared
 20 us) serves both -- before, one per-request cost could not (SPECweb99 11 / 19 % for 26 / 35,
-SPECjAppServer 17 / 30 %); SPECweb99's path lookups take the 2.4 global ``dcache_lock`` (9.3
+SPECjAppServer 17 / 30 %). The fitted 22 us is large: the "1 GHz / 1 Gbps" rule of thumb for
+the Linux 2.4 TCP stack (A. P. Foong et al., "TCP performance re-visited", ISPASS 2003, abstract)
+allows about 12 us of 1 GHz CPU for the whole processing of a 1460-byte segment, so this cost
+also carries 2.6 changes to the web-serving path that the model does not list, and the attribution
+table's TSO + NAPI share of SPECweb99 (22-24 points) is an upper bound on theirs; SPECweb99's path lookups take the 2.4 global ``dcache_lock`` (9.3
 acquisitions per transaction, heavy-tailed holds, from a published lockmeter measurement of
 SPECweb99 on an 8-CPU PIII Xeon), lock-free in 2.6 (``dcache_rcu``): about 4 points of the 8-way
 gain; WebSphere runs on LinuxThreads under both kernels (``nptl_capable=False``), so SPECjAppServer
