@@ -473,6 +473,17 @@ def spinlock_strategy(features) -> str:
 # composition
 # =====================================================================================
 _ASSUMED = "assumed: order of magnitude for a ~1 GHz processor; the seeds print no path lengths"
+#: how KernelCosts' dcache_lock variability and RCU share are derived from the lockmeter rows
+_DCACHE_SCV_SOURCE = (
+    f"DERIVED from {_DCACHE_LOCKMETER} (2.4.17+lse02E) by the Pollaczek-Khinchine mean wait "
+    "W = rho h (1 + c^2) / (2 (1 - rho)): W = 20.8 % contended x 23 us mean wait = 4.78 us per "
+    "acquisition at rho = 15.7 %, h = 2.1 us gives 1 + c^2 = 2 W (1 - rho) / (rho h) = 24.5 (the hold "
+    "times are heavy-tailed: the same row prints a longest hold of 6668 us)")
+_DCACHE_RCU_SOURCE = (
+    f"DERIVED from {_DCACHE_LOCKMETER}: acquisitions per connection-second with dcache_rcu over "
+    "those without, (657152 / 69.2 s) / (5215460 / 69.8 s) x 2258 / 2530 = 0.113 (each interval = "
+    "acquisitions x mean hold / utilization: 657152 x 2.0 us / 1.9 %, 5215460 x 2.1 us / 15.7 %; "
+    "throughput 2530 and 2258 simultaneous connections)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -592,18 +603,8 @@ class KernelCosts:
     dcache_hold: float = param(2.1e-6, unit="s", range=(0.0, 100e-6),
                                source=f"{_DCACHE_LOCKMETER}: mean hold '2.1us' (2.4.17+lse02E, SPECweb99); "
                                       "measured on an 8-way PIII Xeon near the reference speed, not rescaled")
-    dcache_hold_scv: float = param(
-        23.5, unit="1", range=(0.0, 1000.0),
-        source=f"DERIVED from {_DCACHE_LOCKMETER} (2.4.17+lse02E) by the Pollaczek-Khinchine mean wait "
-               "W = rho h (1 + c^2) / (2 (1 - rho)): W = 20.8 % contended x 23 us mean wait = 4.78 us per "
-               "acquisition at rho = 15.7 %, h = 2.1 us gives 1 + c^2 = 2 W (1 - rho) / (rho h) = 24.5 (the hold "
-               "times are heavy-tailed: the same row prints a longest hold of 6668 us)")
-    dcache_rcu_fraction: float = param(
-        0.113, unit="1", range=(0.0, 1.0),
-        source=f"DERIVED from {_DCACHE_LOCKMETER}: acquisitions per connection-second with dcache_rcu over "
-               "those without, (657152 / 69.2 s) / (5215460 / 69.8 s) x 2258 / 2530 = 0.113 (each interval = "
-               "acquisitions x mean hold / utilization: 657152 x 2.0 us / 1.9 %, 5215460 x 2.1 us / 15.7 %; "
-               "throughput 2530 and 2258 simultaneous connections)")
+    dcache_hold_scv: float = param(23.5, unit="1", range=(0.0, 1000.0), source=_DCACHE_SCV_SOURCE)
+    dcache_rcu_fraction: float = param(0.113, unit="1", range=(0.0, 1.0), source=_DCACHE_RCU_SOURCE)
     instruction_costs: InstructionCosts = dataclasses.field(default_factory=InstructionCosts)
     handoff: SpinlockHandoff = dataclasses.field(default_factory=SpinlockHandoff)
     sysfs_files_per_device: float = param(10.0, unit="1", range=(1.0, 1000.0),
