@@ -141,13 +141,16 @@ def test_zero_load_gives_zero():
 
 def test_subnormal_load_gives_zero_without_a_warning():
     # A = 5e-324 (the smallest float): B(c, A) ~ A^c / c! underflows to 0 for c >= 2; the
-    # log-space path takes log(A/c) = log(0) = -inf quietly. B(1, A) = A/(1 + A) = A while A
-    # is a normal float (a subnormal A carries no relative precision)
+    # log-space path takes log(A/c) = log(0) = -inf quietly. B(1, A) = A/(1 + A), which rounds
+    # to A itself, subnormal A included (the recurrence's 1/A overflows there; exp(log B) does not)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert erlang_b(3000, 5e-324) == 0.0
         assert erlang_b(2, 5e-324) == 0.0
         assert erlang_b(1, 1e-300) == pytest.approx(1e-300, rel=1e-12)
+        assert erlang_b(1, 5e-324) == 5e-324
+        assert erlang_b(1, 1e-310) == pytest.approx(1e-310, rel=1e-9)
+        assert erlang_c(1, 5e-324) == 5e-324      # C = B / (1 - rho (1 - B)) = A to float precision
 
 
 def test_broadcasting_and_batches():

@@ -120,6 +120,10 @@ def _erlang_b_log(c: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     if gamma_idx.any():
         logb[gamma_idx] = _gamma_form_log(c[gamma_idx], a[gamma_idx])
         b[below] = np.exp(logb[below])
+        # below the smallest normal float the recurrence's k/A overflows (1/B = inf, B = 0):
+        # B itself may still be a subnormal, which exp(log B) gives
+        sub = tiny & (b < np.finfo(float).tiny)
+        b[sub] = np.exp(logb[sub])
     above = pos & ~small & (a > c)
     if above.any():
         b[above] = 1.0 / _series_inverse(c[above], a[above])
