@@ -66,6 +66,19 @@ mechanism: neither the hand-off chain (free, it is not identified and stays near
 the goodness() scan under the lock (free, it goes to an implausible ~6 us per task and breaks the
 queue-lock shape claim) replaces it; the suspect is 2.4 work under that lock that the model does
 not list (the whole of schedule()'s critical section, wake-ups and load balancing on the same lock).
+A public measurement disagrees with the fitted hold: lockmeter on 2.4.4 under VolanoMark on an
+8-CPU system (B. Hartner, IBM LTC, "VolanoMark 2.1.2 - SGI Lockmeter Data for 2.4.4 and 2.4.4+MQ
+Scheduler Kernel", 14 June 2001, lse.sourceforge.net/benchmarks/volanomark/14_jun_2001/) measured
+2392438 runqueue_lock acquisitions at a mean hold of 8.8 us, 1721928 of them in schedule(), with
+"about 70" runnable tasks (the same author's 2.4.1 report): 12.2 us of hold per context switch,
+about 10.8 us without the goodness() scan of 70 tasks at this fit's 20 ns -- a third of the fitted
+~39 us, and that lock was already 76 % busy. The product of switches per transaction and hold is
+what the rows determine, so the suspect is as much the switch counts of :data:`PROFILES`
+(readings) as a missing mechanism. Tried as a log-normal prior (10.8 us, 95 % factor 2) on
+2026-11-27 and not adopted: the prior's residual (log units, weight 1) outweighs the rows' (the
+throughput ratio's relative error), so the fit sits on the prior and the O(1) gains vanish (DBT-2
+cached 0.9 % for 20, ReAIM 0.5 / 2.1 % for 9.75 / 27.78; leave-one-benchmark-out 65.8 %): a
+conflict between the documents as the model reads them and that measurement, reported here.
 
 Mechanisms from public workload and software descriptions (2026-11-27; no parameter added to the
 fit): SPECweb99's responses are segmented by the stack without TSO (``network_segments``: 5.95
