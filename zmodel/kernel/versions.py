@@ -1695,7 +1695,7 @@ def _compose_all(calls) -> list[SystemResult]:
             # every global lock of every network: its queue of CPUs (the think times follow
             # this pass's base demand and busy fraction), solved per CPU count in one call
             acq_a, hold_a, waste_a, ncpu_a = lock_acq[:, ix], lock_hold[:, ix], lock_waste[:, ix], ncpu[ix]
-            inst_a, incr_a = lock_inst[:, ix], lock_incr[:, ix]
+            inst_a, incr_a, var_a = lock_inst[:, ix], lock_incr[:, ix], lock_var[:, ix]
             # the hold the queue sees: h, or under overcommit h + preemptions x holder delay,
             # the delay shortened by the waiters queued ahead of the holder (q = last pass's spin)
             eff_a = lock_a[:, ix] + lock_b[:, ix] * spin_total[ix]
@@ -1729,7 +1729,7 @@ def _compose_all(calls) -> list[SystemResult]:
                 # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
                 sel = has & (src_a == n_cpu)
                 lk = _locks_of(n_cpu, think[sel], eff_a[sel], c_a[sel], inst_a[sel])
-                spin[sel] = lk["spin_fraction"] * lock_var[:, ix][sel]
+                spin[sel] = lk["spin_fraction"] * var_a[sel]
                 util_lock[sel] = lk["utilization"]
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
