@@ -65,6 +65,36 @@ def test_from_specs_reproduces_the_data_sheet():
     assert a + b * math.sqrt(d0) == pytest.approx(c + e * d0, rel=1e-9)   # continuity
 
 
+def test_from_stroke_constant_acceleration_by_hand():
+    # t(d) = a + b sqrt(d) through t(1) = 1 ms and t(C) = 20 ms with C = 10**4 (sqrt C = 100):
+    # b = 19/99 ms, a = 80/99 ms; E sqrt(d) = 8/15 sqrt(C) over f(d) = 2 (C - d)/C^2, so the average is
+    # 80/99 + 19/99 * 8/15 * 100 = 80/99 + 3040/297 = 3280/297 ms
+    d = Disk.from_stroke(90.0, 50e6, 10 ** 4, 20e-3, 1e-3)
+    assert d.seek_time(1) == pytest.approx(1e-3, rel=1e-12)
+    assert d.seek_time(10 ** 4) == pytest.approx(20e-3, rel=1e-12)
+    assert d.seek_time(2500) == pytest.approx((80 / 99 + 19 / 99 * 50) * 1e-3, rel=1e-12)
+    assert d.average_seek_time() == pytest.approx(3280 / 297 * 1e-3, rel=1e-12)
+
+
+def test_from_stroke_mean_root_distance_sympy():
+    sp = pytest.importorskip("sympy")
+    x, C = sp.symbols("x C", positive=True)
+    assert sp.simplify(sp.integrate(sp.sqrt(x) * 2 * (C - x) / C ** 2, (x, 0, C)) - sp.Rational(8, 15) * sp.sqrt(C)) == 0
+
+
+def test_from_stroke_many_cylinders_limit():
+    # for C -> infinity the average tends to t1 + 8/15 (tf - t1) = 1 + 8/15 * 19 = 11.1333 ms
+    d = Disk.from_stroke(90.0, 50e6, 10 ** 12, 20e-3, 1e-3)
+    assert d.average_seek_time() == pytest.approx((1 + 8 / 15 * 19) * 1e-3, rel=1e-5)
+
+
+def test_from_stroke_rejects_a_stroke_not_above_the_track_seek():
+    with pytest.raises(ValueError, match="full_stroke_seek"):
+        Disk.from_stroke(90.0, 50e6, 10 ** 4, 1e-3, 1e-3)
+    with pytest.raises(ValueError, match="track_seek"):
+        Disk.from_stroke(90.0, 50e6, 10 ** 4, 20e-3, -1e-3)
+
+
 def test_disk_service_times():
     d = toy_disk()
     # 15000 rpm: half a revolution is 2 ms; 64 KiB at 75 MB/s

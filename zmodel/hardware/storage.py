@@ -214,6 +214,61 @@ class Disk:
                              f"coefficients (a={a:.3g}, b={b:.3g}, c={c:.3g}, e={e:.3g})")
         return cls(rotation_rate, media_rate, int(C), (a, b), (c, e), d0, write_settle)
 
+    @classmethod
+    def from_stroke(cls, rotation_rate, media_rate, cylinders, full_stroke_seek, track_seek,
+                    write_settle=0.0) -> "Disk":
+        r"""A drive whose seek follows the constant-acceleration law between its two end seeks.
+
+        For a data sheet read without its average seek: the curve is predicted, not fitted to it.
+
+        Parameters
+        ----------
+        rotation_rate : float
+            [1/s].
+        media_rate : float
+            [B/s].
+        cylinders : int
+            [1].
+        full_stroke_seek : float
+            Data-sheet full-stroke seek [s].
+        track_seek : float
+            Data-sheet single-track seek, settling included [s].
+        write_settle : float
+            Data-sheet average write seek minus average read seek [s].
+
+        Notes
+        -----
+        An arm driven at its full acceleration :math:`\alpha` over the first half of a
+        seek and braked over the second covers :math:`d` in
+        :math:`2\sqrt{d/\alpha}` (uniform acceleration from rest, twice
+        :math:`d/2 = \alpha t^2/2`); with a settle time of its own, the seek is
+        :math:`a + b\sqrt{d}`, the short-seek regime of Ruemmler & Wilkes (1994,
+        §"Seek time") taken over the whole stroke (no coasting at a top speed). The two
+        data-sheet figures fix it: :math:`a + b = ` track seek at :math:`d = 1`,
+        :math:`a + b\sqrt{C} = ` full stroke. Over the random-access density
+        :math:`f(d) = 2(C - d)/C^2`, :math:`E\sqrt{d} = \tfrac{8}{15}\sqrt{C}`, so the
+        average seek is :math:`a + \tfrac{8}{15} b \sqrt{C}`, tending to
+        :math:`t_1 + \tfrac{8}{15}(t_f - t_1)` for many cylinders. A velocity-limited
+        (coasting) arm has a more nearly linear long-seek curve, whose average between
+        the same ends is lower (linear: :math:`t_1 + \tfrac13 (t_f - t_1)`).
+
+        Examples
+        --------
+        >>> d = Disk.from_stroke(90.0, 50e6, 10**6, 20.0e-3, 1.0e-3)
+        >>> round(d.seek_time(1) * 1e3, 9), round(d.seek_time(10**6) * 1e3, 9)
+        (1.0, 20.0)
+        >>> round(d.average_seek_time() * 1e3, 3)   # 1 + 8/15 x 19 = 11.133 for a very large C
+        11.124
+        """
+        C = float(as_count("cylinders", cylinders, 2))
+        t1, tf = (as_scalar(n, v, positive=True) for n, v in
+                  (("track_seek", track_seek), ("full_stroke_seek", full_stroke_seek)))
+        if not tf > t1:
+            raise ValueError(f"full_stroke_seek must exceed track_seek, got {tf!r} <= {t1!r}")
+        b = (tf - t1) / (math.sqrt(C) - 1.0)
+        # the long regime starts at the full stroke itself: t(C) = c + e C = tf with e = 0
+        return cls(rotation_rate, media_rate, int(C), (t1 - b, b), (tf, 0.0), C, write_settle)
+
     @vectorized
     def seek_time(self, distance):
         """Seek time for ``distance`` cylinders (0 gives 0) [s]."""
