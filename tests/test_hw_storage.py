@@ -93,6 +93,9 @@ def test_from_stroke_rejects_a_stroke_not_above_the_track_seek():
         Disk.from_stroke(90.0, 50e6, 10 ** 4, 1e-3, 1e-3)
     with pytest.raises(ValueError, match="track_seek"):
         Disk.from_stroke(90.0, 50e6, 10 ** 4, 20e-3, -1e-3)
+    # 4 cylinders: b = (20 - 1)/(2 - 1) = 19 ms > the 1 ms track seek, so the settle a = 1 - 19 < 0
+    with pytest.raises(ValueError, match="track_seek must be at least"):
+        Disk.from_stroke(90.0, 50e6, 4, 20e-3, 1e-3)
 
 
 def test_disk_service_times():

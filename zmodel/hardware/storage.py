@@ -266,6 +266,9 @@ class Disk:
         if not tf > t1:
             raise ValueError(f"full_stroke_seek must exceed track_seek, got {tf!r} <= {t1!r}")
         b = (tf - t1) / (math.sqrt(C) - 1.0)
+        if b > t1:
+            raise ValueError(f"track_seek must be at least (full_stroke_seek - track_seek) / (sqrt(cylinders) - 1) "
+                             f"= {b:.3g} s (a settle time that is not negative), got {t1!r} with {int(C)} cylinders")
         # the long regime starts at the full stroke itself: t(C) = c + e C = tf with e = 0
         return cls(rotation_rate, media_rate, int(C), (t1 - b, b), (tf, 0.0), C, write_settle)
 
