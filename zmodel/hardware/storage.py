@@ -223,18 +223,12 @@ class Disk:
 
         Parameters
         ----------
-        rotation_rate : float
-            [1/s].
-        media_rate : float
-            [B/s].
-        cylinders : int
-            [1].
+        rotation_rate, media_rate, cylinders, write_settle
+            As :meth:`from_specs`.
         full_stroke_seek : float
             Data-sheet full-stroke seek [s].
         track_seek : float
             Data-sheet single-track seek, settling included [s].
-        write_settle : float
-            Data-sheet average write seek minus average read seek [s].
 
         Notes
         -----
