@@ -1987,6 +1987,22 @@ def _reads(model, id_: str, values: Mapping[str, float], param: "Parameter") -> 
 _FOLD_JOB: list = []   # the refit function a forked worker runs (set just before the fork)
 
 
+def _forked_worker_init() -> None:
+    """Start of a forked pool worker: default SIGTERM and SIGINT actions, no signal wake-up fd.
+
+    A forked worker inherits its parent's signal handlers. A parent that has run notebooks
+    carries an event loop's handlers (``nbclient`` installs asyncio handlers for SIGINT and
+    SIGTERM that only schedule a clean-up callback): in a worker they turn the SIGTERM of
+    ``Pool.terminate()`` into a no-op, and the pool's ``join()`` then waits forever for a
+    worker blocked on its task queue. Every fork pool of the package starts its workers here.
+    """
+    import signal
+
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _run_fold(k: int):
     return _FOLD_JOB[0](k)
 
@@ -2005,7 +2021,7 @@ def _map_folds(refit, keys, workers: int):
         return
     _FOLD_JOB[:] = [refit]
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(keys))) as pool:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(keys)), _forked_worker_init) as pool:
             yield from pool.imap(_run_fold, keys)
     finally:
         _FOLD_JOB.clear()

@@ -331,7 +331,9 @@ class _Prefits:
                     _registry.load(target)
                 except Exception:   # noqa: BLE001 - it fails again in its worker, reported as usual
                     pass
-            self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(targets)))
+            from zmodel.calibration import _forked_worker_init
+
+            self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(targets)), _forked_worker_init)
             self._results = zip(targets, self._pool.imap(_prefit, targets))
         self._ready: dict[str, object] = {}
         self._own: dict[str, tuple] = {}
