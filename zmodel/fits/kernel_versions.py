@@ -79,6 +79,16 @@ what the rows determine, so the suspect is as much the switch counts of :data:`P
 throughput ratio's relative error), so the fit sits on the prior and the O(1) gains vanish (DBT-2
 cached 0.9 % for 20, ReAIM 0.5 / 2.1 % for 9.75 / 27.78; leave-one-benchmark-out 65.8 %): a
 conflict between the documents as the model reads them and that measurement, reported here.
+Outside evidence on the DBT-2 mechanism (2026-11-27; a validation row, never fitted): OSDL's
+own earlier run of the same workload on the same 8-way 700 MHz Pentium III (linux-kernel,
+2003-01-17, "[OSDL][BENCHMARK] Database results 2.4 versus 2.5", lkml.org/lkml/2003/1/17/154)
+prints the CPU split beside the throughput: cached, 2.4.21-pre3 at 74.24 % user and 3.64 % system
+for 4479 NOTPM, 2.5.49 at 85.37 / 2.85 % for 5040 (+12.5 %). The CPU per transaction is the same
+under both kernels (+0.7 %) and the 2.4 system time is under 5 % of the busy time, so the cached
+gain is idle time taken up (22 % idle -> 12 %), not kernel CPU saved -- whereas this fit makes
+the O(1) scheduler carry it as 2.4 runqueue-lock spinning, which is system time. The suspect is a
+2.4 mechanism that leaves CPUs idle while work waits (a woken task not placed on an idle CPU,
+or synchronous log writes waiting longer under 2.4), which the composition does not have.
 
 Mechanisms from public workload and software descriptions (2026-11-27; no parameter added to the
 fit): SPECweb99's responses are segmented by the stack without TSO (``network_segments``: 5.95
