@@ -86,7 +86,11 @@ prints the CPU split beside the throughput: cached, 2.4.21-pre3 at 74.24 % user 
 for 4479 NOTPM, 2.5.49 at 85.37 / 2.85 % for 5040 (+12.5 %). The CPU per transaction is the same
 under both kernels (+0.7 %) and the 2.4 system time is under 5 % of the busy time, so the cached
 gain is idle time taken up (22 % idle -> 12 %), not kernel CPU saved -- whereas this fit makes
-the O(1) scheduler carry it as 2.4 runqueue-lock spinning, which is system time. The suspect is a
+the O(1) scheduler carry it as 2.4 runqueue-lock spinning, which is system time: with the shipped
+store the composition has the 2.4 CPUs 60.5 % busy, 16 % of that spinning (9.8 % of the time,
+against 3.64 % of system time in all measured), and 2.6 at 56 % busy with 17 % less CPU per
+transaction (2026-11-27, ``compose(**model.composition("dbt2_cached", 8, kernel, store values))``).
+The suspect is a
 2.4 mechanism that leaves CPUs idle while work waits (a woken task not placed on an idle CPU,
 or synchronous log writes waiting longer under 2.4), which the composition does not have.
 
