@@ -1,8 +1,9 @@
 """Predictor for the hypervisor validation figures that the composed model can now express.
 
-Not yet registered in :mod:`zmodel.validation` (whose predictors carry a sampled 90 % interval:
-this one would need draws of the kernel costs through :func:`zmodel.kernel.versions.compose`),
-so ``zmodel validate`` still lists the two figures as inexpressible. It poses
+Not registered in :mod:`zmodel.validation`: the source does not publish the measured
+configurations' overcommit or the guests' lock activity, so the figure has no condition to pose,
+and an assumed sweep is not one. ``zmodel validate`` lists the two figures as inexpressible and
+quotes this module's answer in their reason (6.2 % to 21.9 % against 2 % to 12 %, 2026-11-27). It poses
 ``val.hypervisor.diag9c-vs-diag44-low`` and ``-high`` ("Diagnose X'9C' provided a 2% to 12% throughput improvement over diagnose X'44'",
 IBM z/VM Performance Evaluation, "z/VM 5.3 Performance Report: Diagnose X'9C' Support", 2007,
 www.vm.ibm.com/perf/reports/zvm/html/diag9c.html, Abstract). Nothing here is fitted or tuned to
