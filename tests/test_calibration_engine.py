@@ -114,6 +114,24 @@ def test_identifiability_flags_a_parameter_no_row_depends_on():
     assert ident.ok.tolist() == [0, 1]
 
 
+def test_identifiability_does_not_depend_on_the_parameters_units():
+    # y_k = a + r x_k / 1e9 with the rate r in B/s (about 2e9) beside an intercept in seconds: the raw
+    # Jacobian column of r is 1e9 times smaller than that of a, but r is as well determined (each row
+    # moves by x_k / 1e9 per B/s, i.e. by 2 x_k per unit relative change of r); a zero-column rule in raw
+    # units flagged it as depending on no row (the channel fit's link rates, 2026-11-27)
+    m = Model({"a": 0.5, "r": 1.0e9})
+    for k, x in enumerate(X):
+        m.add_predictor(f"doc.y{k}", lambda p, x=x: p["a"] + p["r"] * x / 1e9)
+    # scaled by a huge second column so that the raw norm of r's column falls below 1e-12 of the largest
+    m.add_predictor("doc.z", lambda p: 1e6 * p["a"])
+    data = pd.concat([line_data(), pd.DataFrame({"id": ["doc.z"], "kind": "absolute", "value_num": [1e6],
+                                                 "unit": "s"})], ignore_index=True)
+    pb, sol = _solution(m, data)
+    ident = identifiability(sol.jacobian, np.ones(5, dtype=bool), sol, pb, 5, 5)
+    assert not ident.unidentifiable.any(), ident.notes
+    assert ident.ok.tolist() == [0, 1]
+
+
 def test_identifiability_flags_dependent_columns_and_too_few_rows():
     m = Model({"a": 0.5, "b": 1.0})
     for k in range(3):

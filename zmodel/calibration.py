@@ -1786,7 +1786,9 @@ def identifiability(jac, informative, sol: Solution, problem: Problem, n_active:
     inner = np.flatnonzero(~at_bound)
     ok = np.zeros(0, dtype=int)
     if len(inner) and len(jac):
-        J = jac[informative][:, inner]
+        # columns per relative change of each parameter (times its scale): unit-free, so that a
+        # parameter in B/s is not "zero" beside one in seconds
+        J = jac[informative][:, inner] * np.asarray(s, dtype=float)[inner]
         colnorm = np.linalg.norm(J, axis=0)
         biggest = colnorm.max() if colnorm.size else 0.0
         zero_col = colnorm <= 1e-12 * biggest if biggest > 0 else np.ones_like(colnorm, dtype=bool)

@@ -36,9 +36,14 @@ processors (ibmsj), i.e. 16 / 3.25e9 s per byte of one CPU.
 Fitted parameters: the per-I/O channel time of FICON and of FCP, the FCP adapter data
 path cap (a FICON Express card in FCP mode), the host time per I/O and the multibus
 path-selection time; with their public specifications as priors (module
-:mod:`zmodel.calibration`, "Priors"), the FICON per-I/O time, the 2 and 4 Gbit/s link
-data rates and the drives' seek and revolution times. The report's [[Priors]] section
-says where the documents pull a value outside its specification's 95 % interval. The
+:mod:`zmodel.calibration`, "Priors"), the FICON and the FCP per-I/O times, the 2 and 4 Gbit/s
+link data rates and the drives' seek and revolution times. The report's [[Priors]] section
+says where the documents pull a value outside its specification's 95 % interval. Held near
+IBM's published FCP rate (about 31,700 I/O/s on a z9, since 2026-11-27), the FCP channel time
+no longer carries the deck's 40 % FCP advantage on random I/O alone: the host time per I/O of
+an iozone stream rises from about 0.6 to 2.5 ms (declared 100 us) and the FICON average 4G/2G
+gain falls from 1.35 to 1.27 for 1.6 -- the streams are slower than the channels for a reason
+the model does not have. The
 4G/2G comparison runs on the same machine with the same channel cards, so only the link
 data rate changes between 2 and 4 Gbit/s.
 
