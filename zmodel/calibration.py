@@ -1996,13 +1996,21 @@ def _forked_worker_init() -> None:
     carries an event loop's handlers (``nbclient`` installs asyncio handlers for SIGINT and
     SIGTERM that only schedule a clean-up callback): in a worker they turn the SIGTERM of
     ``Pool.terminate()`` into a no-op, and the pool's ``join()`` then waits forever for a
-    worker blocked on its task queue. Every fork pool of the package starts its workers here.
+    worker blocked on its task queue.
     """
     import signal
 
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _fork_pool(processes: int):
+    """A ``fork`` pool of ``processes`` workers started by :func:`_forked_worker_init`: every
+    process pool of the package (the caller checks that ``fork`` exists)."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork").Pool(processes, _forked_worker_init)
 
 
 def _run_fold(k: int):
@@ -2023,7 +2031,7 @@ def _map_folds(refit, keys, workers: int):
         return
     _FOLD_JOB[:] = [refit]
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(keys)), _forked_worker_init) as pool:
+        with _fork_pool(min(workers, len(keys))) as pool:
             yield from pool.imap(_run_fold, keys)
     finally:
         _FOLD_JOB.clear()

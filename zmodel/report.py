@@ -331,9 +331,9 @@ class _Prefits:
                     _registry.load(target)
                 except Exception:   # noqa: BLE001 - it fails again in its worker, reported as usual
                     pass
-            from zmodel.calibration import _forked_worker_init
+            from zmodel.calibration import _fork_pool
 
-            self._pool = multiprocessing.get_context("fork").Pool(min(workers, len(targets)), _forked_worker_init)
+            self._pool = _fork_pool(min(workers, len(targets)))
             self._results = zip(targets, self._pool.imap(_prefit, targets))
         self._ready: dict[str, object] = {}
         self._own: dict[str, tuple] = {}

@@ -1734,7 +1734,7 @@ def _compose_all(calls) -> list[SystemResult]:
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
                     lk0 = _locks_of(n_cpu, think[inc], hold_a[inc], c_a[inc], inst_a[inc])
-                    spin[inc] = spin[inc] - lk0["spin_fraction"]
+                    spin[inc] = spin[inc] - lk0["spin_fraction"] * var_a[inc]
             if scanned and over_of:
                 # the yield waste of a contended acquisition follows the scanned hold
                 from zmodel.kernel.hypervisor import spinlock_yield
