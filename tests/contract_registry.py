@@ -293,8 +293,9 @@ CASES: list[Case] = [
     # ------------------------------------------------------------------ hardware: storage
     Case("storage.Disk", storage.Disk, dict(rotation_rate=4002 / 60, media_rate=2.2e6, cylinders=1962,
                                             seek_short=(3.24e-3, 0.4e-3), seek_long=(8e-3, 0.008e-3),
-                                            seek_boundary=383, write_settle=0.2e-3),
-         checked=("rotation_rate", "media_rate", "cylinders", "seek_boundary", "write_settle"), constructor=True),
+                                            seek_boundary=383, write_settle=0.2e-3, track_switch=0.5e-3),
+         checked=("rotation_rate", "media_rate", "cylinders", "seek_boundary", "write_settle", "track_switch"),
+         constructor=True),
     Case("storage.Disk.from_specs", storage.Disk.from_specs,
          dict(rotation_rate=250.0, media_rate=60e6, cylinders=10000, average_seek=3.5e-3,
               full_stroke_seek=8e-3, track_seek=0.4e-3), constructor=True),

@@ -239,6 +239,51 @@ def test_bad_parameters():
         Disk.from_specs(250.0, 75e6, 50000, 7.0e-3, 7.5e-3, 0.3e-3)
 
 
+# --------------------------------------------------------------------------- track switch
+def x15_track(media_rate):
+    # 15,000 rpm (one track passes in 4 ms), 0.7 ms to step to the next track; seek curve irrelevant here
+    return Disk.from_stroke(250.0, media_rate, 10 ** 4, 8e-3, 0.7e-3, track_switch=0.7e-3)
+
+
+def test_sequential_rate_pays_the_switch_to_the_next_track_by_hand():
+    # N. Brown, linux-kernel, 2001-10-19, "Re: very slow RAID-1 resync": the Cheetah X15 (ST318451LC)
+    # "claim a transfer rate of 37.4 to 48.9 MB/sec ... off a single track ... it takes 4ms to read a
+    # track, and 0.7 to step to the next track ... a maximum sustained throughout of 31.8 to 41.6 MB/sec"
+    assert x15_track(37.4e6).sequential_rate / 1e6 == pytest.approx(31.8, abs=0.05)
+    assert x15_track(48.9e6).sequential_rate / 1e6 == pytest.approx(41.6, abs=0.05)
+    # the factor is T / (T + s) = 4 / 4.7 exactly
+    assert x15_track(48.9e6).sequential_rate == pytest.approx(48.9e6 * 4 / 4.7, rel=1e-12)
+
+
+def test_track_switch_mean_boundaries_crossed_by_hand():
+    # a transfer of 2.5 tracks starting uniformly in a track crosses 2 boundaries when it starts in the
+    # first half and 3 in the second: 2.5 on average, so it takes 2.5 T + 2.5 s = size / (r T/(T + s))
+    d = x15_track(48.9e6)
+    track_bytes = 48.9e6 * 4e-3
+    assert d.transfer_time(2.5 * track_bytes) == pytest.approx(2.5 * 4e-3 + 2.5 * 0.7e-3, rel=1e-12)
+    # and a random access of it pays seek and half a revolution on top
+    assert d.service_time(2.5 * track_bytes) == pytest.approx(
+        d.average_seek_time() + 2e-3 + 2.5 * 4.7e-3, rel=1e-12)
+
+
+def test_without_a_track_switch_the_media_rate_streams():
+    # every catalog drive gives a sustained rate (track_switch 0): nothing it predicts moves
+    d = toy_disk()
+    assert d.track_switch == 0.0
+    assert d.sequential_rate == d.media_rate
+    assert d.transfer_time(2 ** 20) == pytest.approx(2 ** 20 / 75e6, rel=1e-15)
+    for name in ("DS8300", "ESS-800", "ESS-F20"):
+        disk = StorageServer.from_catalog(name).disk
+        assert disk.sequential_rate == disk.media_rate
+
+
+def test_track_switch_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="track_switch must be non-negative and finite"):
+        Disk(100.0, 1e6, 100, (0, 0), (0, 0), 10, 0.0, -1e-4)
+    with pytest.raises(ValueError, match="track_switch must be non-negative and finite"):
+        Disk.from_specs(250.0, 75e6, 50000, 3.5e-3, 7.5e-3, 0.3e-3, track_switch=float("inf"))
+
+
 # --------------------------------------------------------------------------- write settle
 def test_write_seek_is_the_read_seek_plus_the_settle_by_hand():
     # HGST Ultrastar C15K600 specification, sec. 4.4.1.1 Table 6 p. 27 (typical): read 2.9 ms,

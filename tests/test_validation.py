@@ -134,6 +134,10 @@ def test_disk_figures_by_hand():
         3.7, rel=1e-9)
     assert validation.predict("val.disks.cheetah-x15-access-time", samples=0).predicted == pytest.approx(
         3.7 + 60 / 15000 / 2 * 1e3, rel=1e-9)
+    # the Cheetah X15's outer zone: 48.9 MB/s per track, 0.7 ms to the next track every 4 ms revolution
+    # (N. Brown, linux-kernel 2001-10-19, who computes the same "31.8 to 41.6 MB/sec" by hand)
+    assert validation.predict("val.disks.cheetah-x15-transfer-rate", samples=0).predicted == pytest.approx(
+        48.9 * 4 / (4 + 0.7), rel=1e-12)
     # write seek: the same drive's 3.7 ms read seek plus the write settle of the C15K600 specification
     # (Table 6 p. 27: write 3.1 ms - read 2.9 ms), not the 15K450's own Table 7
     assert validation.predict("val.disks.ultrastar-15k450-450gb-write-seek", samples=0).predicted == pytest.approx(

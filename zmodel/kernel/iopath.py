@@ -948,7 +948,8 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
                 f_miss = 1.0 / per
             else:
                 f_miss = (math.ceil(run / per) - 1) / (run - 1) if run > 1 else 1.0
-            return 1.0 - f_miss, b_req / ra.interface_rate, extra / device.disk.media_rate
+            prefetch = float(device.disk.transfer_time(extra)) if extra > 0 else 0.0
+            return 1.0 - f_miss, b_req / ra.interface_rate, prefetch
 
         def first(q, seg):
             return float(device.service(q)) + seg[2]
