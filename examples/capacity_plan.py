@@ -73,7 +73,8 @@ def decision_table(data: dict | None = None, samples: int = SAMPLES):
     """One row per (kernel, channel paths): predictions, whether the objective is met at the
     calibrated values, and the probability of meeting it over ``samples`` parameter draws
     (``p_meets``: the share of draws -- calibrated parameters from their fitted
-    distribution, assumed ones over their plausible range -- that sustain the target
+    distribution, assumed ones over their plausible range with their value as the median --
+    that sustain the target
     within the objective; omitted with ``samples=0``)."""
     from zmodel.kernel.scenario import INTERVAL_COLUMNS, Scenario
 

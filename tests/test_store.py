@@ -113,6 +113,41 @@ def test_draws_follow_the_stored_distribution():
     assert np.array_equal(s.sample(10, seed=3)["a"], s.sample(10, seed=3)["a"])
 
 
+def test_an_assumed_range_is_drawn_around_its_guess():
+    # a guess of 0.1 in [0, 10]: half the draws in [0, 0.1] (uniform: that side starts at 0) and half in
+    # [0.1, 10] (log-uniform: two decades), so the median is the guess, not 5 as the whole range drawn
+    # uniformly would give; the same for a calibrated parameter the data did not determine ("u")
+    t = {"parameters": {"g": {"value": 0.1, "calibrated": False, "bounds": [0.0, 10.0]},
+                        "u": {"value": 0.1, "calibrated": True, "bounds": [0.0, 10.0]}}}
+    s = _store(x=t)
+    n = 40_000
+    d = s.sample(n, seed=11, names=["g", "u"], assumed_ranges={"g": (0.0, 10.0)})
+    for name in ("g", "u"):
+        x = d[name]
+        below = x <= 0.1
+        # binomial(n, 1/2): the share's sd is 0.5/sqrt(n); 5 of them
+        assert abs(below.mean() - 0.5) <= 5 * 0.5 / math.sqrt(n)
+        lo, hi = x[below], x[~below]
+        # U(0, 0.1): mean 0.05, sd 0.1/sqrt(12)
+        assert abs(lo.mean() - 0.05) <= 5 * 0.1 / math.sqrt(12) / math.sqrt(lo.size)
+        # log-uniform on [0.1, 10]: log10 uniform on [-1, 1], mean 0, sd 2/sqrt(12)
+        assert abs(np.log10(hi).mean()) <= 5 * 2 / math.sqrt(12) / math.sqrt(hi.size)
+        assert x.min() >= 0.0 and x.max() <= 10.0
+    # a guess given with the range (a scenario's explicit cost) is the median instead of the stored value
+    e = s.sample(n, seed=11, names=["g"], assumed_ranges={"g": (0.0, 10.0)}, assumed_values={"g": 2.0})["g"]
+    assert abs((e <= 2.0).mean() - 0.5) <= 5 * 0.5 / math.sqrt(n)
+
+
+def test_a_guess_at_an_end_of_its_range_draws_the_whole_range():
+    # nothing is said about the side a guess lacks: the range is drawn whole, U(0, 1) here
+    # (mean 1/2, sd 1/sqrt(12)); an unknown guess (NaN) likewise
+    n = 40_000
+    for guess in (0.0, 1.0, math.nan, 2.0):
+        x = store.draw_around(np.random.default_rng(3), guess, 0.0, 1.0, n)
+        assert x.min() >= 0.0 and x.max() <= 1.0
+        assert abs(x.mean() - 0.5) <= 5 / math.sqrt(12) / math.sqrt(n)
+
+
 def test_draws_are_clipped_to_the_bounds():
     t = {"parameters": {"a": {"value": 0.1, "calibrated": True, "interval": [-0.5, 0.7], "method": "covariance",
                               "bounds": [0.0, 1.0]}}}

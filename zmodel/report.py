@@ -1231,7 +1231,8 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
                  "calibrated parameters of the parameter store (<code>zmodel/_data/params/parameters.toml</code>); "
                  f"the bracket is its 90 % interval over {EXAMPLE_SAMPLES} joint draws of the parameters the "
                  "prediction uses (seed 0): calibrated parameters from their fitted distribution, assumed "
-                 "parameters over their plausible range (log-uniform where it spans decades). Wide brackets "
+                 "parameters over their plausible range with the assumed value as the median (log-uniform where a "
+                 "side spans decades). Wide brackets "
                  "say that an assumed parameter, not the data, decides the answer: <code>zmodel plan "
                  "FILE --sensitivity</code> names it.</p>")
     if examples:

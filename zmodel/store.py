@@ -136,6 +136,30 @@ def _uniform_or_log(rng: np.random.Generator, lo: float, hi: float, n: int) -> n
     return rng.uniform(lo, hi, size=n)
 
 
+def draw_around(rng: np.random.Generator, value: float, lo: float, hi: float, n: int) -> np.ndarray:
+    """``n`` draws of a value known only as a best guess inside a plausible range.
+
+    The best guess is the median: half the draws fall in ``[lo, value]`` and half in
+    ``[value, hi]``, each side drawn by :func:`_uniform_or_log` (uniform, or uniform in the
+    logarithm across a decade or more). A range drawn whole instead puts most draws far from a
+    guess that sits near one end (a cost guessed at 0.1 us in a range [0, 10 us] would be drawn
+    around 5 us), and a prediction's interval can then exclude the prediction itself. A guess at
+    an end of its range (or outside it) says nothing about the side it lacks: the whole range is
+    drawn, as before.
+
+    Examples
+    --------
+    >>> x = draw_around(np.random.default_rng(0), 1e-7, 0.0, 1e-5, 10_000)
+    >>> round(float(np.median(x)) / 1e-7, 1)   # the guess, not the middle of the range (50)
+    1.0
+    """
+    value, lo, hi = float(value), float(lo), float(hi)
+    if not lo < value < hi:
+        return _uniform_or_log(rng, lo, hi, n)
+    below = rng.uniform(size=n) < 0.5
+    return np.where(below, _uniform_or_log(rng, lo, value, n), _uniform_or_log(rng, value, hi, n))
+
+
 @dataclasses.dataclass(frozen=True)
 class AreaParameters:
     """The stored calibration of one area."""
@@ -179,7 +203,7 @@ class AreaParameters:
             elif p.interval is not None:                             # a range (profile, readings)
                 out[m] = rng.uniform(p.interval[0], p.interval[1], size=n)
             elif p.bounds is not None:                               # not determined: its plausible range
-                out[m] = _uniform_or_log(rng, p.bounds[0], p.bounds[1], n)
+                out[m] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], n)
         for m in names:
             b = self.parameters[m].bounds
             if b is not None:
@@ -304,7 +328,8 @@ class ParameterStore:
                                            "method", "used", "source"])
 
     def sample(self, n: int, seed: int | np.random.Generator | None = 0, names: Iterable[str] | None = None,
-               assumed_ranges: Mapping[str, tuple[float, float]] | None = None) -> dict[str, np.ndarray]:
+               assumed_ranges: Mapping[str, tuple[float, float]] | None = None,
+               assumed_values: Mapping[str, float] | None = None) -> dict[str, np.ndarray]:
         """``n`` joint draws of the parameters a prediction uses: name -> array of shape ``(n,)``.
 
         Calibrated parameters come from their fitted distribution: jointly normal with the
@@ -312,11 +337,12 @@ class ParameterStore:
         or readings intervals), over their plausible bounds when the data did not determine
         them. Assumed parameters (held at a default or a reading in every area) are drawn
         over ``assumed_ranges`` (their ``param()`` metadata range) when given, else kept at
-        their value. A plausible range is drawn uniformly, or uniformly in the logarithm
-        when it is positive and spans a factor of 10 or more (a scale known to within
-        decades: the log-uniform law gives each decade the same weight, Jeffreys' prior for
-        a scale, H. Jeffreys, *Theory of Probability*, 3rd ed., Oxford 1961, sec. 3.1).
-        Draws are clipped to the parameter's bounds;
+        their value. A plausible range is drawn around the parameter's value, its best
+        guess, as the median (:func:`draw_around`): half the draws on each side, each side
+        uniformly, or uniformly in the logarithm when it is positive and spans a factor of 10
+        or more (a scale known to within decades: the log-uniform law gives each decade the
+        same weight, Jeffreys' prior for a scale, H. Jeffreys, *Theory of Probability*, 3rd
+        ed., Oxford 1961, sec. 3.1). Draws are clipped to the parameter's bounds;
         derived products are rebuilt from the draws.
 
         Parameters
@@ -330,6 +356,9 @@ class ParameterStore:
             ``assumed_ranges`` are left out.
         assumed_ranges : mapping name -> (lo, hi), optional
             Plausible ranges of the parameters that are not calibrated.
+        assumed_values : mapping name -> float, optional
+            Best guesses of those parameters, the medians of their draws (default: the
+            stored values; a name with neither is drawn over its whole range).
         """
         from zmodel.conventions import as_count
 
@@ -340,13 +369,14 @@ class ParameterStore:
         calibrated = self.calibrated()
         out: dict[str, np.ndarray] = {}
         per_area = {a: self.areas[a].sample(n, rng) for a in self._order()}
+        guesses = {**self.values(), **dict(assumed_values or {})}
         for name in wanted:
             area = self.where(name)
             if name in calibrated:
                 out[name] = per_area[area][name]
             elif name in ranges:
                 lo, hi = ranges[name]
-                out[name] = _uniform_or_log(rng, lo, hi, n)
+                out[name] = draw_around(rng, guesses.get(name, math.nan), lo, hi, n)
             elif area is not None:
                 out[name] = per_area[area][name]
         return out

@@ -9,8 +9,9 @@ nothing is tuned to the figure. A prediction far from its figure is reported, no
 Each predictor returns the prediction in the figure's own unit and kind (an I/O rate in IO/s,
 a ratio new/base, a percentage as printed) with a 90 % interval: the store's parameters are
 drawn (:meth:`zmodel.store.AreaParameters.sample`: calibrated ones from their fitted
-distribution or range, the assumed ones of the area uniformly -- log-uniformly across
-decades -- over their stored plausible range when they have one, otherwise held), the
+distribution or range, the assumed ones of the area over their stored plausible range
+when they have one, with the assumed value as the median (:func:`zmodel.store.draw_around`:
+half the draws on each side, uniformly or log-uniformly across decades), otherwise held), the
 figure is predicted again for each draw, and the 5th and 95th percentiles are the interval
 (``method="inverted_cdf"``, as :meth:`zmodel.kernel.scenario.Scenario.predict`). The dbench
 figures go through :meth:`~zmodel.kernel.scenario.Scenario.sampled`, the planner's own path.
@@ -138,7 +139,7 @@ def _area_values(store, area: str) -> dict[str, float]:
 
 def _area_draws(store, area: str, samples: int, rng) -> dict[str, np.ndarray]:
     """Draws of an area: calibrated from their fit (or range), assumed over their stored plausible range."""
-    from zmodel.store import _uniform_or_log
+    from zmodel.store import draw_around
 
     out = {n: np.full(samples, v) for n, v in _defaults(area).items()}
     if area not in store.areas:
@@ -147,7 +148,7 @@ def _area_draws(store, area: str, samples: int, rng) -> dict[str, np.ndarray]:
     draws = a.sample(samples, rng)
     for name, p in a.parameters.items():
         if not p.calibrated and p.bounds is not None and p.bounds[0] < p.bounds[1]:
-            draws[name] = _uniform_or_log(rng, p.bounds[0], p.bounds[1], samples)
+            draws[name] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], samples)
     for name, factors in a.derived.items():
         draws[name] = np.prod([draws[f] for f in factors], axis=0)
     out.update(draws)

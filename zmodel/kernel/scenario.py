@@ -1033,13 +1033,18 @@ class Scenario:
         """Joint draws of the parameters a prediction uses (see :meth:`zmodel.store.ParameterStore.sample`).
 
         Calibrated parameters come from their fitted distribution or range; assumed ones
-        from their plausible range (:meth:`parameter_ranges`), or held at their values
-        with ``vary_assumed=False`` (the calibration's uncertainty alone).
+        from their plausible range (:meth:`parameter_ranges`) with the value this scenario
+        uses (the store's, or the caller's explicit cost) as the median, or held at their
+        values with ``vary_assumed=False`` (the calibration's uncertainty alone).
         """
         samples = as_count("samples", samples, 1, MAX_SAMPLES)
         assumed = set(self.assumed()) if vary_assumed else set()
         ranges = {n: r for n, r in self.parameter_ranges().items() if n in assumed}
-        return self.parameters.sample(samples, seed, names=self.used_parameters(), assumed_ranges=ranges)
+        values = self.parameters.values()
+        guesses = {n: float(getattr(self.costs, n)) if hasattr(self.costs, n) else values.get(n, math.nan)
+                   for n in ranges}
+        return self.parameters.sample(samples, seed, names=self.used_parameters(), assumed_ranges=ranges,
+                                      assumed_values=guesses)
 
     def sampled(self, sweep: Mapping | None = None, samples: int = 200, seed=0, progress=None,
                 vary_assumed: bool = True) -> np.ndarray:
