@@ -44,8 +44,16 @@ no longer carries the deck's 40 % FCP advantage on random I/O alone: the host ti
 an iozone stream rises from about 0.6 to 2.5 ms (declared 100 us) and the FICON average 4G/2G
 gain falls from 1.35 to 1.27 for 1.6 -- the streams are slower than the channels for a reason
 the model does not have. The
-4G/2G comparison runs on the same machine with the same channel cards, so only the link
-data rate changes between 2 and 4 Gbit/s.
+4G/2G comparison is read as running on the same machine with the same channel cards, so only
+the link data rate changes between 2 and 4 Gbit/s. That is a reading: the deck's hardware
+slide ("Our hardware for measurements") lists a z990 (0.83 ns cycle, FICON-Express2) and a
+z9-109 (0.58 ns, FICON-Express4), an ESS 800 with 2 Gbps and a DS8300 with 4 Gbps links, and
+the configuration slide of the 4 Gbit/s measurements is a picture, not text. Read instead
+with the 2 Gbit/s rows on the z990 (host time per I/O, page-cache copy included, 0.83/0.58
+times longer; nothing else changed), the refit gives a FICON average gain of 1.47 for 1.6
+(-8 %, against -21 %) with a host time of 1.7 ms and chi-square 0.0070 (2026-11-27, not
+adopted: the choice between readings would then rest on this one figure). The reading is the
+suspect of the missed 20 % target; a text of the configuration slide would settle it.
 
 Examples
 --------

@@ -893,8 +893,9 @@ class ChannelParameters:
             source="IBM System z10 Business Class reference guide, p. 22 (public copy manualsdump.com/en/manuals/"
                    "116949/22): FICON Express4 in FCP mode 'up to 57,000 I/O operations per second ... an 80% "
                    "increase compared to System z9'; the WAVV 2008 4 Gbit/s FCP measurements ran on a z9-109 "
-                   "with FICON-Express4, so 1.8/57000 s per I/O. 95 % factor 1.5 (assumed): the 2 Gbit/s rows "
-                   "ran on the z990's FICON-Express2, whose FCP rate is not published, and '80%' is rounded (IBM's "
+                   "with FICON-Express4, so 1.8/57000 s per I/O. 95 % factor 1.5 (assumed): the deck's hardware slide "
+                   "also lists a z990 with FICON-Express2, whose FCP rate is not published (which machine ran the "
+                   "2 Gbit/s rows is not in the text), and '80%' is rounded (IBM's "
                    "FCP performance page prints the same comparison as 90 %: a figure of the validation set, "
                    "not used here)"))
     fcp_adapter_rate: float = param(
