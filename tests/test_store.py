@@ -138,6 +138,18 @@ def test_an_assumed_range_is_drawn_around_its_guess():
     assert abs((e <= 2.0).mean() - 0.5) <= 5 * 0.5 / math.sqrt(n)
 
 
+def test_an_area_draws_its_assumed_parameters_only_when_asked():
+    # the validation predictors' draws: an area's assumed parameters over their stored range around
+    # their value (median 0.1 in [0, 10]), held at it otherwise
+    area = _store(x={"parameters": {"g": {"value": 0.1, "calibrated": False, "bounds": [0.0, 10.0]}}}).areas["x"]
+    n = 40_000
+    held = area.sample(n, np.random.default_rng(5))["g"]
+    drawn = area.sample(n, np.random.default_rng(5), vary_assumed=True)["g"]
+    assert np.all(held == 0.1)
+    assert abs((drawn <= 0.1).mean() - 0.5) <= 5 * 0.5 / math.sqrt(n)
+    assert drawn.min() >= 0.0 and drawn.max() <= 10.0
+
+
 def test_a_guess_at_an_end_of_its_range_draws_the_whole_range():
     # nothing is said about the side a guess lacks: the range is drawn whole, U(0, 1) here
     # (mean 1/2, sd 1/sqrt(12)); an unknown guess (NaN) likewise

@@ -180,8 +180,13 @@ class AreaParameters:
             out[name] = float(np.prod([out[f] for f in factors]))
         return out
 
-    def sample(self, n: int, rng: np.random.Generator, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
-        """``n`` draws of the area's parameters (derived products rebuilt), see :meth:`ParameterStore.sample`."""
+    def sample(self, n: int, rng: np.random.Generator, names: Iterable[str] | None = None,
+               vary_assumed: bool = False) -> dict[str, np.ndarray]:
+        """``n`` draws of the area's parameters (derived products rebuilt), see :meth:`ParameterStore.sample`.
+
+        With ``vary_assumed`` the area's assumed parameters are drawn too, over their stored
+        plausible range around their value (:func:`draw_around`); otherwise they are held.
+        """
         names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
         out = {m: np.full(n, self.parameters[m].value) for m in self.parameters}
         joint = [m for m in self.covariance_names
@@ -204,6 +209,11 @@ class AreaParameters:
                 out[m] = rng.uniform(p.interval[0], p.interval[1], size=n)
             elif p.bounds is not None:                               # not determined: its plausible range
                 out[m] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], n)
+        if vary_assumed:
+            for m in names:
+                p = self.parameters[m]
+                if not p.calibrated and p.bounds is not None and p.bounds[0] < p.bounds[1]:
+                    out[m] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], n)
         for m in names:
             b = self.parameters[m].bounds
             if b is not None:

@@ -139,19 +139,9 @@ def _area_values(store, area: str) -> dict[str, float]:
 
 def _area_draws(store, area: str, samples: int, rng) -> dict[str, np.ndarray]:
     """Draws of an area: calibrated from their fit (or range), assumed over their stored plausible range."""
-    from zmodel.store import draw_around
-
     out = {n: np.full(samples, v) for n, v in _defaults(area).items()}
-    if area not in store.areas:
-        return out
-    a = store.areas[area]
-    draws = a.sample(samples, rng)
-    for name, p in a.parameters.items():
-        if not p.calibrated and p.bounds is not None and p.bounds[0] < p.bounds[1]:
-            draws[name] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], samples)
-    for name, factors in a.derived.items():
-        draws[name] = np.prod([draws[f] for f in factors], axis=0)
-    out.update(draws)
+    if area in store.areas:
+        out.update(store.areas[area].sample(samples, rng, vary_assumed=True))
     return out
 
 

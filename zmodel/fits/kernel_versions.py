@@ -163,6 +163,7 @@ LIGHT_STREAMS, HEAVY_STREAMS = 2, 64   # decision-support query streams, light a
 OLD, NEW = "2.4.21", "2.6.0"
 _DBENCH_PARAMS = ("dbench_cpu_time", "purge", "purge_per_cpu", "ipte_relative")
 
+
 def _response_segments(mix, mss=1460.0):
     """Mean TCP segments of a response drawn from ``mix`` (class share, file sizes of the class, equally likely)."""
     return sum(share * sum(math.ceil(size / mss) for size in sizes) / len(sizes) for share, sizes in mix)
