@@ -428,6 +428,33 @@ def test_cross_validate_skips_excluded(monkeypatch):
     assert list(cv["id"]) == ["lin.0", "lin.1", "lin.2", "lin.3"]
 
 
+
+
+def test_a_parameter_no_remaining_row_reads_keeps_its_start_in_the_left_out_refit():
+    # b is read only by y2 and starts at its upper bound 1; left out with y2, nothing determines
+    # it, and the bounded solver's steps had moved it (to 0.81 here, to 0.0003 for the kernel fit's
+    # anticipation miss probability): the left-out prediction must rest on the start, b = 1
+    class TwoParameters(Model):
+        def parameters(self):
+            ps = Parameters()
+            ps.add("a", 1.0, min=0.1, max=10.0)
+            ps.add("b", 1.0, min=0.0, max=1.0)
+            return ps
+
+    m = TwoParameters()
+    m.add_predictor("doc.y1", lambda p: 2.0 * p["a"])
+    m.add_predictor("doc.y2", lambda p: 0.5 * p["a"] + 3.0 * p["b"])
+    m.add_predictor("doc.y3", lambda p: p["a"])
+    rows = pd.DataFrame({"id": ["doc.y1", "doc.y2", "doc.y3"], "kind": "absolute",
+                         "value_num": [4.0, 1.6, 2.2], "unit": "s"})
+    assert calibrate(m, rows).unread == ()
+    assert calibrate(m, rows, exclude=["doc.y2"]).unread == ("b",)
+    cv = cross_validate(m, rows, groups={"doc.y2": "g"}, progress=False).set_index("id")
+    # without y2, a fits y1 = 4 and y3 = 2.2 on the relative scale: minimise (2a/4 - 1)^2 + (a/2.2 - 1)^2,
+    # a = (1/2 + 1/2.2) / (1/4 + 1/2.2^2); y2 at the start b = 1 is a/2 + 3
+    a = (1 / 2 + 1 / 2.2) / (1 / 4 + 1 / 2.2 ** 2)
+    assert cv.loc["doc.y2", "predicted_loo"] == pytest.approx(a / 2 + 3.0, rel=1e-6)
+    assert cv.loc["doc.y2", "unidentified_without"] == "b" and not cv.loc["doc.y2", "predictable"]
 # ----------------------------------------------------------------------------- Parameters API
 def test_parameters_mapping_api():
     ps = Parameters()

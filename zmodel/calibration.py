@@ -755,6 +755,10 @@ class CalibrationResult(Result):
     multistart : MultiStart or None
         With ``starts > 1``: the starting points, each start's optimum, cost and convergence,
         and the number of distinct minima (:class:`MultiStart`); None for a single start.
+    unread : tuple of str
+        Free parameters that no informative row (nor a prior) depends on at the optimum: the
+        data leave them where the solver put them, so their values say nothing
+        (:func:`cross_validate` holds them at their starting values).
     """
 
     params: Parameters
@@ -778,6 +782,7 @@ class CalibrationResult(Result):
     prior_chisqr: float = 0.0
     priors: Any = None
     multistart: Any = None
+    unread: tuple = ()
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -1202,7 +1207,8 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
                  informative=informative, ranges=ranges)
     return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
-                               priors=prior_table(problem.init, problem.priors, sol.x), multistart=multistart)
+                               priors=prior_table(problem.init, problem.priors, sol.x), multistart=multistart,
+                               unread=tuple(n for n, u in zip(problem.free, ident.unread) if u))
 
 
 def _active(model, problem: "Problem", sol: "Solution"):
@@ -1737,13 +1743,15 @@ def _multistart_line(ms: MultiStart) -> str:
 class Identifiability:
     """Output of :func:`identifiability`, per free parameter: at a bound, not identifiable, notes.
 
-    ``ok`` holds the indices of the free parameters that get a covariance.
+    ``ok`` holds the indices of the free parameters that get a covariance; ``unread`` marks
+    those no informative row depends on (a zero Jacobian column, at a bound or not).
     """
 
     at_bound: np.ndarray
     unidentifiable: np.ndarray
     notes: dict
     ok: np.ndarray
+    unread: np.ndarray | None = None
 
 
 def identifiability(jac, informative, sol: Solution, problem: Problem, n_active: int, n_data: int, *,
@@ -1783,6 +1791,12 @@ def identifiability(jac, informative, sol: Solution, problem: Problem, n_active:
         for n in free:
             notes[n].append(f"not identifiable: {n_free} free parameters but only {n_active} informative "
                             f"measurements ({n_data} used, satisfied bounds carry no information)")
+    # no informative row depends on it (every column, a parameter at a bound included)
+    if len(jac) and np.any(informative):
+        norms = np.linalg.norm(jac[informative] * np.asarray(s, dtype=float), axis=0)
+        unread = norms <= 1e-12 * norms.max() if norms.size and norms.max() > 0 else np.ones(n_free, dtype=bool)
+    else:
+        unread = np.ones(n_free, dtype=bool)
     inner = np.flatnonzero(~at_bound)
     ok = np.zeros(0, dtype=int)
     if len(inner) and len(jac):
@@ -1813,7 +1827,7 @@ def identifiability(jac, informative, sol: Solution, problem: Problem, n_active:
                     notes[free[j]].append("not identifiable: its Jacobian column is (nearly) a combination of "
                                           "others (near-singular)")
             ok = keep[~small]
-    return Identifiability(at_bound=at_bound, unidentifiable=unident, notes=notes, ok=ok)
+    return Identifiability(at_bound=at_bound, unidentifiable=unident, notes=notes, ok=ok, unread=unread)
 
 
 def covariance(jac, ok, n_free: int, chisqr: float, dof: int, scale_covar: bool = True) -> np.ndarray:
@@ -2099,7 +2113,10 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     Each refit starts from the caller's initial parameter values, not from the
     full-data optimum, so that no left-out number leaks into its own prediction; with
     ``starts > 1`` each refit also tries the seeded draws of :func:`starting_points`, which
-    depend on the bounds and the seed only, never on a fitted value.
+    depend on the bounds and the seed only, never on a fitted value. A free parameter that no
+    remaining row (nor a prior) depends on (:attr:`CalibrationResult.unread`) is held at its
+    initial value and the fold refitted: the solver's steps along a flat direction move it
+    anywhere in its bounds, and a prediction read there would rest on no data and no start.
     Leaving out groups (Hastie, Tibshirani & Friedman, *The Elements of Statistical
     Learning*, 2nd ed., 2009, sec. 7.10) judges a model on rows that share no cause with
     the rows it was fitted to.
@@ -2212,6 +2229,17 @@ def _plan_cross_validation(model, measurements, exclude, weights, groups, full, 
                         readings_range=False, **kw)
         t = loo.parameter_table
         lost = [n for n in t.index[t["vary"] & ~t["identifiable"]] if n not in unidentified_in_full]
+        held = [n for n in loo.unread if n in lost]
+        if held:
+            # a parameter that no remaining row depends on is left wherever the solver's steps
+            # along its flat direction put it (a bounded trust-region step moves it: seen moving
+            # an anticipation miss probability from its start 1 to 0.0003): that value is no
+            # prediction, so refit with it held at its starting value, as the table says it rests
+            start = kw["params"].copy()
+            for n in held:
+                start.set(n, vary=False)
+            loo = calibrate(model, measurements, exclude=exclude + out_ids, weights=weights,
+                            readings_range=False, **{**kw, "params": start})
         lres = loo.residuals.set_index("id")
         at = loo.params.valuesdict()
         fold = []
