@@ -660,6 +660,18 @@ def test_report_missing_notebook_folder_is_an_error(capsys, tmp_path):
     assert code == 2 and "no notebook" in err and not (tmp_path / "r").exists()
 
 
+def test_report_output_that_cannot_be_a_folder_is_refused_before_any_work(capsys, tmp_path):
+    # the build runs minutes before it writes: an output that cannot be written is refused first
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    for output, rule in ((afile, "exists and is not a folder"), (afile / "sub", "is not a folder")):
+        code, out, err = run_main(["report", "--areas", "usl", "--output", str(output)], capsys)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1
+        assert err.startswith("zmodel report: error: --output: ") and rule in err
+        assert "calibrating" not in err
+    assert afile.read_text() == "keep" and sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
 # --------------------------------------------------------------------------- bounded work
 def test_plan_cost_limit_names_the_option(capsys, tmp_path):
     toml = tmp_path / "many.toml"

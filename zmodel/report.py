@@ -1438,6 +1438,28 @@ def _notebook_paths(notebook_dir) -> list[Path]:
     return found
 
 
+def _check_output(output) -> None:
+    """Raise :class:`ReportUsageError` unless a report folder can be written at ``output``.
+
+    Checked before any work (a build runs minutes before it writes): ``output`` is a folder or
+    does not exist yet, and its nearest existing ancestor takes a new folder -- probed with a
+    temporary folder removed at once, so the check leaves nothing behind.
+    """
+    out = Path(output).resolve()
+    if out.exists() and not out.is_dir():
+        raise ReportUsageError(f"--output: '{output}' exists and is not a folder")
+    base = out.parent
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir():
+        raise ReportUsageError(f"--output: '{base}' is not a folder")
+    try:
+        probe = tempfile.mkdtemp(prefix=f".{out.name}-probe-", dir=base)
+    except OSError as exc:
+        raise ReportUsageError(f"--output: cannot write a folder in '{base}': {exc.strerror or exc}") from None
+    os.rmdir(probe)
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m zmodel.report") -> int:
     """Entry point of ``make report``; returns the exit status (errors are one line on stderr)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -1470,6 +1492,8 @@ def _main(argv: list[str], prog: str) -> int:
     paths = [] if args.text_only else _notebook_paths(args.notebooks)
     if not args.text_only and not Path(args.examples).is_dir():
         raise ReportUsageError(f"--examples: no such folder: '{args.examples}'")
+    if not args.text_only:
+        _check_output(args.output)
     steps = 1 + len(selected) + (0 if args.text_only else len(paths) + 3)
     progress = Progress(steps, prog=prog)
     progress.write(f"{prog}: {len(selected)} calibrations" + ("" if args.text_only else
