@@ -207,6 +207,18 @@ def test_plan_text_with_stub(stub, capsys):
     assert [ln.split()[:2] for ln in lines[3:6]] == [["0", "1"], ["1", "2"], ["2", "4"]]
 
 
+def test_text_table_shows_an_interval_in_its_value_cell_and_the_assumed_parameters_below():
+    frame = pd.DataFrame({"throughput": [100.0, 250.5], "throughput_lo": [90.0, 200.0],
+                          "throughput_hi": [110.0, 260.0], "model": "closed: stub", "assumed": ["a, b", "a, b"]})
+    lines = cli.render(frame, "text").splitlines()
+    assert lines[0].split() == ["row", "throughput", "[transactions/s]"]
+    assert [ln.split(None, 1) for ln in lines[2:4]] == [["0", "100 [90, 110]"], ["1", "250.5 [200, 260]"]]
+    assert lines[4].startswith("[lo, hi]: the 90 % interval")
+    assert "assumed: a, b" in lines and not any("throughput_lo" in ln for ln in lines[:4])
+    # CSV keeps every column as it is
+    assert cli.render(frame, "csv").splitlines()[0].startswith("throughput [transactions/s],throughput_lo")
+
+
 def test_plan_csv_with_stub_and_sweep_product(stub, capsys):
     code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", "hardware.cpus=1,2",
                                "--sweep", "kernel.version=2.4.21,2.6.10"], capsys)

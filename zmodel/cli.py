@@ -450,8 +450,16 @@ def _with_unit_headers(frame):
 
 
 def _text_table(frame) -> str:
-    long_columns = ("features", "parameters", "model")
-    shown = [c for c in frame.columns if c not in long_columns]
+    """The predictions as a text table for a reader (CSV and JSON carry every column as it is).
+
+    A quantity with an interval shows as one cell ``value [lo, hi]``; the long columns (the
+    model, features, parameters and the assumed parameters) follow the table, once per distinct
+    value with the rows that share it.
+    """
+    long_columns = ("features", "parameters", "model", "assumed")
+    ranged = [c for c in frame.columns if f"{c}_lo" in frame.columns and f"{c}_hi" in frame.columns]
+    bounds = {f"{c}_{end}" for c in ranged for end in ("lo", "hi")}
+    shown = [c for c in frame.columns if c not in long_columns and c not in bounds]
     if "saturated" in shown and not frame["saturated"].astype(str).str.len().gt(0).any():
         shown.remove("saturated")
     units = _units(frame)
@@ -462,12 +470,24 @@ def _text_table(frame) -> str:
             return f"{v:.6g}"
         return str(v)
 
-    cells = [["row"] + [headers[c] for c in shown]] + [[str(i)] + [fmt(_plain_text(frame[c].iloc[i])) for c in shown]
+    def cell(c, i):
+        text = fmt(_plain_text(frame[c].iloc[i]))
+        if c in ranged:
+            lo, hi = (fmt(_plain_text(frame[f"{c}_{end}"].iloc[i])) for end in ("lo", "hi"))
+            text += f" [{lo}, {hi}]"
+        return text
+
+    cells = [["row"] + [headers[c] for c in shown]] + [[str(i)] + [cell(c, i) for c in shown]
                                                        for i in range(len(frame))]
     widths = [max(len(row[j]) for row in cells) for j in range(len(cells[0]))]
     lines = ["  ".join(row[j].rjust(widths[j]) for j in range(len(row))) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    for extra in ("model", "features", "parameters"):
+    if ranged:
+        from zmodel.conventions import INTERVAL_LEVEL
+
+        lines.append(f"[lo, hi]: the {100 * INTERVAL_LEVEL:g} % interval over the parameter draws (columns <name>_lo, "
+                     f"<name>_hi in CSV and JSON)")
+    for extra in ("model", "features", "parameters", "assumed"):
         if extra not in frame.columns:
             continue
         values = [str(v) for v in frame[extra]]
