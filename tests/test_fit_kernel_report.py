@@ -104,10 +104,12 @@ def test_group_report_table_by_hand():
                        "measured": [10.0, 10.0, 25.0, 5.0], "predicted_full": [10.0, 10.0, 25.0, 4.0],
                        "predicted_loo": [9.0, 13.0, 26.0, 4.5], "percent_error_loo": [-10.0, 30.0, 4.0, math.nan],
                        "bound_satisfied_loo": [None, None, None, True], "success": [True, True, False, False],
-                       "unidentified_without": ["k_a", "k_a", "", ""]})
+                       "unidentified_without": ["k_a", "k_a", "", ""], "predictable": [False, False, True, True]})
     cv.attrs.update(median_abs_percent_error=10.0, refits=2, failed_refits=1)
     text = group_report(cv)
     assert "Leave-one-benchmark-out" in text and "not converged 1 (failures)" in text
+    # three value rows; only b1's prediction does not rest on an unidentified start (k_a): 4 %
+    assert "value rows: 10.00 (3 rows); over the 1 of them that no parameter's start decides (predictable): 4.00" in text
     line_a = next(ln for ln in text.splitlines() if ln.split()[:1] == ["A"])
     line_b = next(ln for ln in text.splitlines() if ln.split()[:1] == ["B"])
     assert "20.00" in line_a and "30.00" in line_a and "k_a" in line_a and "True" in line_a

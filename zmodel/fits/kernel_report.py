@@ -90,6 +90,9 @@ def group_report(cv) -> str:
     import pandas as pd
 
     values = cv[cv["bound_satisfied_loo"].isna()]
+    scored = values["percent_error_loo"].abs().dropna()
+    # rows whose left-out prediction rests on the other benchmarks' data, not on an unidentified start
+    data_only = values.loc[values["predictable"].astype(bool), "percent_error_loo"].abs().dropna()
     per = []
     for group, rows in cv.groupby("group", sort=False):
         v = values[values["group"] == group]
@@ -102,7 +105,9 @@ def group_report(cv) -> str:
                                                                for n in u.split(", ")}))))
     lines = ["[[Leave-one-benchmark-out]] (every row of a benchmark predicted by a refit without any of them, "
              "started from the declared defaults)",
-             f"median |% error| over the left-out value rows: {cv.attrs.get('median_abs_percent_error', math.nan):.2f}; "
+             f"median |% error| over the left-out value rows: {cv.attrs.get('median_abs_percent_error', math.nan):.2f}"
+             f" ({len(scored)} rows); over the {len(data_only)} of them that no parameter's start decides "
+             f"(predictable): {float(data_only.median()) if len(data_only) else math.nan:.2f}; "
              f"refits {cv.attrs.get('refits', 0)}, not converged {cv.attrs.get('failed_refits', 0)} (failures)"]
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 60):
         lines.append(pd.DataFrame(per).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
