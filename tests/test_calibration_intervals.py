@@ -147,6 +147,21 @@ def test_one_sided_pair_of_one_statement_reaches_both_ends():
     assert (t.loc["a", "lo90"], t.loc["a", "hi90"]) == pytest.approx((4.5, 8.25), rel=1e-9)
 
 
+def test_a_catalog_range_pair_is_pinned_at_both_ends():
+    # "50 to 100 MB more" is catalogued as two rows, range_low 50 and range_high 100, of one
+    # prediction 2a: both satisfied at a = 30 (2a = 60), so neither determines a by itself;
+    # pinned at their ends, 2a in [50, 100] -> a in [25, 50]. Before, only 'interval' rows were
+    # pinned and a kept its whole plausible range (kernel_memory's sysfs bytes per file: 64 B-64 KiB)
+    m = Model({"a": {"value": 30.0, "min": 1.0, "max": 1000.0}})
+    m.add_predictor("d.lo", lambda p: 2 * p["a"])
+    m.add_predictor("d.hi", lambda p: 2 * p["a"])
+    fit = calibrate(m, rows(("d.lo", "range_low", 50.0, math.nan, math.nan),
+                            ("d.hi", "range_high", 100.0, math.nan, math.nan)))
+    t = fit.parameter_table
+    assert fit.dof == -1 and t.loc["a", "interval_method"] == "readings range"
+    assert (t.loc["a", "lo90"], t.loc["a", "hi90"]) == pytest.approx((25.0, 50.0), rel=1e-9)
+
+
 def test_exactly_determined_by_an_exact_value_has_no_range_and_no_standard_error():
     m = Model({"a": 1.0})
     m.add_predictor("d.y", lambda p: 2 * p["a"])

@@ -179,6 +179,29 @@ def test_a_covariance_interval_stops_at_the_bounds():
     assert area.parameters["h"].method == "covariance"
 
 
+def test_a_parameters_draws_do_not_move_when_another_parameters_distribution_changes():
+    # p and q are drawn one after the other; p's law changes from its readings range (one uniform
+    # per draw) to its plausible range around its value (three per draw). q, the joint block (a, b)
+    # and an assumed parameter draw from streams of their own: none of them moves; nor when fewer
+    # names are asked for. The seed still decides them all.
+    def area(p_interval):
+        p = {"value": 2.0, "unit": "1", "calibrated": True, "bounds": [1.0, 100.0]}
+        if p_interval:
+            p.update(interval=[1.5, 2.5], method="readings range")
+        q = {"value": 0.5, "unit": "1", "calibrated": True, "interval": [0.25, 0.75], "method": "readings range",
+             "bounds": [0.0, 1.0]}
+        return {"parameters": {**TWO["parameters"], "p": p, "q": q}, "covariance": TWO["covariance"]}
+
+    kw = dict(names=["a", "b", "p", "q", "z"], assumed_ranges={"z": (1.0, 2.0)}, assumed_values={"z": 1.5})
+    base = _store(x=area(True)).sample(500, seed=7, **kw)
+    other = _store(x=area(False)).sample(500, seed=7, **kw)
+    assert not np.array_equal(base["p"], other["p"])
+    for name in ("q", "a", "b", "z"):
+        assert np.array_equal(base[name], other[name]), name
+    assert np.array_equal(_store(x=area(True)).sample(500, seed=7, names=["q"])["q"], base["q"])
+    assert not np.array_equal(_store(x=area(True)).sample(500, seed=8, **kw)["q"], base["q"])
+
+
 def test_sample_rejects_a_bad_count():
     with pytest.raises(ValueError, match="n must be"):
         _store(x=TWO).sample(-1)

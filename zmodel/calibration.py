@@ -1223,7 +1223,7 @@ def _active(model, problem: "Problem", sol: "Solution"):
 
 def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: int = 16, rcond: float = 1e-7,
                     tol: float = 1e-12, max_nfev: int | None = None, **least_squares_kwargs) -> dict:
-    """Each free parameter's spread over the admissible readings of the used ``interval`` rows.
+    """Each free parameter's spread over the admissible readings of the used ``interval`` and range rows.
 
     A fit whose informative rows do not exceed its free parameters has no degrees of freedom
     left to estimate an error: its covariance-based standard error means nothing. What the data
@@ -1235,7 +1235,9 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     refits and the fit itself. For a model linear in its parameters the extremes of a
     parameter over a box of readings sit at its corners, so the corner spread is then the
     exact admissible range. A one-sided reading (an infinite end) is pinned at its finite end or
-    left as an interval, so a statement split into two one-sided rows reaches both ends. Each refit
+    left as an interval, so a statement split into two one-sided rows reaches both ends; the two
+    rows of a catalog range (``range_low`` m: [m, inf), ``range_high`` m: (-inf, m]) are such a
+    pair and are pinned alike. Each refit
     starts from the fit's optimum (no left-out number is involved: all rows are used).
 
     Parameters
@@ -1270,7 +1272,8 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
 
     free = problem.free
     tab = problem.fit_table
-    pin = [k for k in np.flatnonzero(problem.used & (tab["kind"] == INTERVAL).to_numpy())]
+    # interval rows, and the two rows of a range (range_low, range_high: one statement's ends)
+    pin = [k for k in np.flatnonzero(problem.used & tab["kind"].isin((INTERVAL, "range_low", "range_high")).to_numpy())]
     out: dict = {n: None for n in free}
     out["_refits"], out["_rows"] = 0, [str(tab["id"].iloc[k]) for k in pin]
     if not pin:   # exact values only: a point where they determine the parameter, else nothing
@@ -1281,7 +1284,9 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
         return out
     ends = []
     for k in pin:
-        lo, hi = float(tab["low"].iloc[k]), float(tab["high"].iloc[k])
+        kind, m = tab["kind"].iloc[k], float(tab["measured"].iloc[k])
+        lo, hi = ((m, math.inf) if kind == "range_low" else (-math.inf, m) if kind == "range_high"
+                  else (float(tab["low"].iloc[k]), float(tab["high"].iloc[k])))
         finite = [e for e in dict.fromkeys((lo, hi)) if math.isfinite(e)]
         # a one-sided reading is pinned at its finite end or left as it is (None): the pair of
         # one-sided rows of one statement ([9, inf) and (-inf, 16.5]) then reaches both its ends

@@ -62,6 +62,7 @@ import datetime as _dt
 import math
 import os
 import tomllib
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,31 @@ def draw_around(rng: np.random.Generator, value: float, lo: float, hi: float, n:
     return np.where(below, _uniform_or_log(rng, lo, value, n), _uniform_or_log(rng, value, hi, n))
 
 
+def _base_seed(seed) -> int:
+    """The integer every named stream of one sampling call derives from (:func:`_stream`).
+
+    An integer seed is used as it is; a generator gives one draw of it (so a caller's stream
+    still decides the draws); ``None`` takes fresh entropy.
+    """
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2 ** 63))
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % 2 ** 63)
+    return int(seed)
+
+
+def _stream(base: int, *keys: str) -> np.random.Generator:
+    """A generator of its own for each named quantity (an area's joint block, one parameter).
+
+    The draws of a parameter depend on the seed and its name only, not on which other
+    parameters are drawn, how, or in what order: a change to one parameter's distribution
+    leaves every other draw as it was, and two scenarios sampled with one seed share their
+    common parameters' draws (common random numbers: their difference shows the change, not
+    sampling noise).
+    """
+    return np.random.default_rng([base % 2 ** 63, *(zlib.crc32(k.encode()) for k in keys)])
+
+
 @dataclasses.dataclass(frozen=True)
 class AreaParameters:
     """The stored calibration of one area."""
@@ -180,13 +206,16 @@ class AreaParameters:
             out[name] = float(np.prod([out[f] for f in factors]))
         return out
 
-    def sample(self, n: int, rng: np.random.Generator, names: Iterable[str] | None = None,
+    def sample(self, n: int, rng: np.random.Generator | int, names: Iterable[str] | None = None,
                vary_assumed: bool = False) -> dict[str, np.ndarray]:
         """``n`` draws of the area's parameters (derived products rebuilt), see :meth:`ParameterStore.sample`.
 
         With ``vary_assumed`` the area's assumed parameters are drawn too, over their stored
         plausible range around their value (:func:`draw_around`); otherwise they are held.
+        ``rng`` is a seed or a generator; each parameter (and the jointly normal block) draws
+        from a stream of its own (:func:`_stream`).
         """
+        base = _base_seed(rng)
         names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
         out = {m: np.full(n, self.parameters[m].value) for m in self.parameters}
         joint = [m for m in self.covariance_names
@@ -195,25 +224,27 @@ class AreaParameters:
             idx = [self.covariance_names.index(m) for m in joint]
             cov = np.asarray(self.covariance)[np.ix_(idx, idx)]
             mean = np.array([self.parameters[m].value for m in joint])
-            draws = rng.multivariate_normal(mean, cov, size=n, method="eigh", check_valid="ignore")
+            draws = _stream(base, self.area, "covariance", *joint).multivariate_normal(
+                mean, cov, size=n, method="eigh", check_valid="ignore")
             for k, m in enumerate(joint):
                 out[m] = draws[:, k]
         for m in names:
             p = self.parameters[m]
             if not p.calibrated or m in joint:
                 continue
+            own = _stream(base, self.area, m)
             if p.method == "covariance" and p.interval is not None:  # no joint matrix: marginal normal
                 sd = (p.interval[1] - p.interval[0]) / (2 * Z90)
-                out[m] = rng.normal(p.value, sd, size=n)
+                out[m] = own.normal(p.value, sd, size=n)
             elif p.interval is not None:                             # a range (profile, readings)
-                out[m] = rng.uniform(p.interval[0], p.interval[1], size=n)
+                out[m] = own.uniform(p.interval[0], p.interval[1], size=n)
             elif p.bounds is not None:                               # not determined: its plausible range
-                out[m] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], n)
+                out[m] = draw_around(own, p.value, p.bounds[0], p.bounds[1], n)
         if vary_assumed:
             for m in names:
                 p = self.parameters[m]
                 if not p.calibrated and p.bounds is not None and p.bounds[0] < p.bounds[1]:
-                    out[m] = draw_around(rng, p.value, p.bounds[0], p.bounds[1], n)
+                    out[m] = draw_around(_stream(base, self.area, m), p.value, p.bounds[0], p.bounds[1], n)
         for m in names:
             b = self.parameters[m].bounds
             if b is not None:
@@ -360,7 +391,10 @@ class ParameterStore:
         n : int
             Number of draws.
         seed : int or numpy.random.Generator
-            Seed (reproducible draws) or a generator.
+            Seed (reproducible draws) or a generator (one integer is drawn from it). Each
+            parameter draws from a stream of its own, keyed by the seed, its area and its name
+            (:func:`_stream`): its draws do not move when another parameter's distribution, or
+            the set of parameters drawn, changes.
         names : iterable of str, optional
             Names wanted (default: every stored name); names neither stored nor in
             ``assumed_ranges`` are left out.
@@ -373,12 +407,12 @@ class ParameterStore:
         from zmodel.conventions import as_count
 
         n = as_count("n", n)
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        base = _base_seed(seed)   # every parameter draws from a stream of its own (_stream)
         ranges = dict(assumed_ranges or {})
         wanted = list(self.values()) if names is None else list(dict.fromkeys(names))
         calibrated = self.calibrated()
         out: dict[str, np.ndarray] = {}
-        per_area = {a: self.areas[a].sample(n, rng) for a in self._order()}
+        per_area = {a: self.areas[a].sample(n, base) for a in self._order()}
         guesses = {**self.values(), **dict(assumed_values or {})}
         for name in wanted:
             area = self.where(name)
@@ -386,7 +420,7 @@ class ParameterStore:
                 out[name] = per_area[area][name]
             elif name in ranges:
                 lo, hi = ranges[name]
-                out[name] = draw_around(rng, guesses.get(name, math.nan), lo, hi, n)
+                out[name] = draw_around(_stream(base, "assumed", name), guesses.get(name, math.nan), lo, hi, n)
             elif area is not None:
                 out[name] = per_area[area][name]
         return out
@@ -631,7 +665,8 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
     """Differences between two stores' areas and values (empty when they agree).
 
     Two values agree when they are within ``rtol`` of each other, or, for a parameter with a
-    90 % interval in both stores, within ``interval_fraction`` of the narrower interval's width:
+    90 % interval in both stores, within ``interval_fraction`` of the narrower interval's width
+    (the ends of the interval are compared alike; an interval in one store only is a difference):
     a least-squares optimum is located only to its solver's tolerance, and where the data
     determine a parameter loosely (a wide interval) the stopping point moves with the last bits
     of the machine's arithmetic (1e-5 relative between two x86-64 machines for the kernel-version
@@ -666,6 +701,12 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
                 slack = max(slack, interval_fraction * width)
             if not (x == y or abs(x - y) <= slack):
                 out.append(f"{area}.{name}: {x!r} vs {y!r}")
+            ia, ib = pa[name].interval, pb[name].interval
+            if (ia is None) != (ib is None):
+                out.append(f"{area}.{name}: interval {ia!r} vs {ib!r}")
+            elif ia is not None and any(not (u == v or abs(u - v) <= slack) for u, v in zip(ia, ib)):
+                # the ends move with the optimum's last bits as the value does: the same slack
+                out.append(f"{area}.{name}: interval {list(ia)!r} vs {list(ib)!r}")
             if pa[name].calibrated != pb[name].calibrated:
                 out.append(f"{area}.{name}: calibrated {pa[name].calibrated} vs {pb[name].calibrated}")
     return out
