@@ -133,3 +133,16 @@ def test_cli_samples_and_sensitivity(tmp_path, capsys):
         assert main(["plan", str(scenario), *argv]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and words in err
+
+
+def test_two_scenarios_sampled_with_one_seed_share_their_common_parameters_draws():
+    # common random numbers: another processor count, kernel and channel set-up use other
+    # parameters besides, but every parameter both use is drawn identically (shipped store)
+    a = Scenario.from_dict(SPECJBB)
+    b = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 4, "channel": "FICON-4G", "channels": 2},
+                            "kernel": {"version": "2.4.21"}, "workload": {"kind": "specjbb"}})
+    da, db = a.draws(50, seed=3), b.draws(50, seed=3)
+    common = set(da) & set(db)
+    assert len(common) >= 10
+    assert all(np.array_equal(da[n], db[n]) for n in common)
+    assert not all(np.array_equal(da[n], a.draws(50, seed=4)[n]) for n in common)
