@@ -118,8 +118,9 @@ __all__ = [
 
 #: kinds compared as a single predicted value
 VALUE_KINDS = ("absolute", "percent", "count", "configuration", "ratio", "percent_change")
-_UPPER = ("upper_bound", "range_high")
-_LOWER = ("lower_bound", "range_low")
+_RANGE_LOW, _RANGE_HIGH = "range_low", "range_high"   # the two rows of one catalog range
+_UPPER = ("upper_bound", _RANGE_HIGH)
+_LOWER = ("lower_bound", _RANGE_LOW)
 #: a verbal statement read as an interval (columns ``low`` and ``high``)
 INTERVAL = "interval"
 #: kinds judged satisfied/violated (zero residual when satisfied)
@@ -1273,7 +1274,7 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     free = problem.free
     tab = problem.fit_table
     # interval rows, and the two rows of a range (range_low, range_high: one statement's ends)
-    pin = [k for k in np.flatnonzero(problem.used & tab["kind"].isin((INTERVAL, "range_low", "range_high")).to_numpy())]
+    pin = [k for k in np.flatnonzero(problem.used & tab["kind"].isin((INTERVAL, _RANGE_LOW, _RANGE_HIGH)).to_numpy())]
     out: dict = {n: None for n in free}
     out["_refits"], out["_rows"] = 0, [str(tab["id"].iloc[k]) for k in pin]
     if not pin:   # exact values only: a point where they determine the parameter, else nothing
@@ -1285,7 +1286,7 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     ends = []
     for k in pin:
         kind, m = tab["kind"].iloc[k], float(tab["measured"].iloc[k])
-        lo, hi = ((m, math.inf) if kind == "range_low" else (-math.inf, m) if kind == "range_high"
+        lo, hi = ((m, math.inf) if kind == _RANGE_LOW else (-math.inf, m) if kind == _RANGE_HIGH
                   else (float(tab["low"].iloc[k]), float(tab["high"].iloc[k])))
         finite = [e for e in dict.fromkeys((lo, hi)) if math.isfinite(e)]
         # a one-sided reading is pinned at its finite end or left as it is (None): the pair of
@@ -1756,7 +1757,7 @@ class Identifiability:
     unidentifiable: np.ndarray
     notes: dict
     ok: np.ndarray
-    unread: np.ndarray | None = None
+    unread: np.ndarray | None = None   # None: not computed (an Identifiability built by hand)
 
 
 def identifiability(jac, informative, sol: Solution, problem: Problem, n_active: int, n_data: int, *,
@@ -1796,19 +1797,16 @@ def identifiability(jac, informative, sol: Solution, problem: Problem, n_active:
         for n in free:
             notes[n].append(f"not identifiable: {n_free} free parameters but only {n_active} informative "
                             f"measurements ({n_data} used, satisfied bounds carry no information)")
+    # columns per relative change of each parameter (times its scale): unit-free, so that a
+    # parameter in B/s is not "zero" beside one in seconds
+    Js = jac[informative] * np.asarray(s, dtype=float) if len(jac) else np.zeros((0, n_free))
+    norms = np.linalg.norm(Js, axis=0)
     # no informative row depends on it (every column, a parameter at a bound included)
-    if len(jac) and np.any(informative):
-        norms = np.linalg.norm(jac[informative] * np.asarray(s, dtype=float), axis=0)
-        unread = norms <= 1e-12 * norms.max() if norms.size and norms.max() > 0 else np.ones(n_free, dtype=bool)
-    else:
-        unread = np.ones(n_free, dtype=bool)
+    unread = norms <= 1e-12 * norms.max() if norms.size and norms.max() > 0 else np.ones(n_free, dtype=bool)
     inner = np.flatnonzero(~at_bound)
     ok = np.zeros(0, dtype=int)
     if len(inner) and len(jac):
-        # columns per relative change of each parameter (times its scale): unit-free, so that a
-        # parameter in B/s is not "zero" beside one in seconds
-        J = jac[informative][:, inner] * np.asarray(s, dtype=float)[inner]
-        colnorm = np.linalg.norm(J, axis=0)
+        J, colnorm = Js[:, inner], norms[inner]
         biggest = colnorm.max() if colnorm.size else 0.0
         zero_col = colnorm <= 1e-12 * biggest if biggest > 0 else np.ones_like(colnorm, dtype=bool)
         for k in np.flatnonzero(zero_col):
