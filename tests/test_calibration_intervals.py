@@ -162,6 +162,37 @@ def test_a_catalog_range_pair_is_pinned_at_both_ends():
     assert (t.loc["a", "lo90"], t.loc["a", "hi90"]) == pytest.approx((25.0, 50.0), rel=1e-9)
 
 
+def test_a_readings_range_records_the_assumed_values_it_holds_given():
+    # "50 to 100 MB" of d devices x f files x b bytes: the reading fixes the product d f b, so b's
+    # range [1000, 2000] B (at f = 10, d = 5000) holds only given f and d. By hand, b = y / (d f):
+    # d ln b / d ln f = d ln b / d ln d = -1; x is held but no row reads it (no elasticity).
+    m = Model({"b": {"value": 1500.0, "min": 64.0, "max": 65536.0},
+               "f": {"value": 10.0, "vary": False}, "d": {"value": 5000.0, "vary": False},
+               "x": {"value": 3.0, "vary": False}})
+    m.add_predictor("d.lo", lambda p: p["d"] * p["f"] * p["b"] / 1e6)
+    m.add_predictor("d.hi", lambda p: p["d"] * p["f"] * p["b"] / 1e6)
+    fit = calibrate(m, rows(("d.lo", "range_low", 50.0, math.nan, math.nan),
+                            ("d.hi", "range_high", 100.0, math.nan, math.nan)))
+    t = fit.parameter_table
+    assert (t.loc["b", "lo90"], t.loc["b", "hi90"]) == pytest.approx((1000.0, 2000.0), rel=1e-9)
+    given = t.loc["b", "given"]
+    assert set(given) == {"f", "d"}
+    assert given["f"] == pytest.approx(-1.0, abs=1e-6) and given["d"] == pytest.approx(-1.0, abs=1e-6)
+    assert "holds given the assumed" in t.loc["b", "note"]
+    stored = area_from_result("m", fit).parameters["b"]
+    assert dict(stored.given) == pytest.approx({"f": -1.0, "d": -1.0}, abs=1e-6)
+
+
+def test_the_elasticity_is_the_implicit_derivative_not_a_sign():
+    # y = f b^2 read as [4, 9] at f = 1: b in [2, 3] and b = sqrt(y / f), so d ln b / d ln f = -1/2
+    m = Model({"b": {"value": 2.5, "min": 0.1, "max": 100.0}, "f": {"value": 1.0, "vary": False}})
+    m.add_predictor("d.y", lambda p: p["f"] * p["b"] ** 2)
+    fit = calibrate(m, rows(("d.y", "interval", 6.5, 4.0, 9.0)))
+    t = fit.parameter_table
+    assert (t.loc["b", "lo90"], t.loc["b", "hi90"]) == pytest.approx((2.0, 3.0), rel=1e-9)
+    assert t.loc["b", "given"]["f"] == pytest.approx(-0.5, abs=1e-6)
+
+
 def test_exactly_determined_by_an_exact_value_has_no_range_and_no_standard_error():
     m = Model({"a": 1.0})
     m.add_predictor("d.y", lambda p: 2 * p["a"])

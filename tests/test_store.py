@@ -341,3 +341,71 @@ def test_documented_dbench_figures_inside_the_calibrations_interval():
         _, documented = DOCUMENTED[row["kernel.version"]]
         lo, hi = row["throughput_lo"] * 4096 / 1e6, row["throughput_hi"] * 4096 / 1e6
         assert lo <= documented <= hi, (row["kernel.version"], lo, hi)
+
+
+# --------------------------------------------------------------------------- calibrated given assumed
+def _memory_store(f_elsewhere=None):
+    """b [B per file] read off "50 to 100 MB" for 5000 devices x f = 10 files: [1048.576, 2097.152],
+    holding given f (d ln b / d ln f = -1); optionally another area holds f at another value."""
+    areas = {"kernel_memory": {"parameters": {
+        "sysfs_bytes_per_file": {"value": 1500.0, "unit": "B", "calibrated": True, "method": "readings range",
+                                 "interval": [1048.576, 2097.152], "bounds": [64.0, 65536.0],
+                                 "given": {"sysfs_files_per_device": -1.0}},
+        "sysfs_files_per_device": {"value": 10.0, "unit": "1", "bounds": [1.0, 1000.0]}}}}
+    if f_elsewhere is not None:
+        areas["kernel_versions"] = {"parameters": {"sysfs_files_per_device": {"value": f_elsewhere, "unit": "1"}}}
+    return store.ParameterStore.from_dict({"areas": areas})
+
+
+def test_a_value_calibrated_given_an_assumed_one_moves_with_it():
+    # the reading fixes the product b x f = 15000 B per device: f = 20 held elsewhere -> b = 750
+    assert _memory_store().values()["sysfs_bytes_per_file"] == 1500.0
+    assert _memory_store(20.0).values()["sysfs_bytes_per_file"] == pytest.approx(750.0, rel=1e-12)
+    s = _memory_store()
+    assert s.conditioned({"sysfs_files_per_device": 4.0})["sysfs_bytes_per_file"] == pytest.approx(3750.0)
+    # a replaced calibrated value stays as given; f = 1000 would need 15 B: it stops at its 64 B bound
+    assert s.conditioned({"sysfs_files_per_device": 4.0, "sysfs_bytes_per_file": 1.0e3})["sysfs_bytes_per_file"] == 1e3
+    assert s.conditioned({"sysfs_files_per_device": 1000.0})["sysfs_bytes_per_file"] == 64.0
+
+
+def test_draws_of_an_assumed_value_carry_the_calibrated_one_along():
+    s = _memory_store()
+    n = 4000
+    d = s.sample(n, seed=3, names=["sysfs_bytes_per_file", "sysfs_files_per_device"],
+                 assumed_ranges={"sysfs_files_per_device": (1.0, 1000.0)})
+    b, f = d["sysfs_bytes_per_file"], d["sysfs_files_per_device"]
+    # every draw keeps the reading: 5000 devices x f x b in [50, 100] MiB, i.e. f b in [10485.76, 20971.52]
+    assert np.all(f * b >= 10485.76 * (1 - 1e-12)) and np.all(f * b <= 20971.52 * (1 + 1e-12))
+    assert np.all(b >= 64.0) and np.all(b <= 65536.0)
+    # without the link (the old independent draws) the product spans three decades
+    plain = _memory_store().to_dict()
+    del plain["areas"]["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"]
+    d0 = store.ParameterStore.from_dict(plain).sample(n, seed=3, names=["sysfs_bytes_per_file",
+                                                                        "sysfs_files_per_device"],
+                                                      assumed_ranges={"sysfs_files_per_device": (1.0, 1000.0)})
+    assert (d0["sysfs_bytes_per_file"] * d0["sysfs_files_per_device"]).max() > 10 * 20971.52
+    # the same streams: f's draws span [1, 1000] around 10, but with b >= 64 B the reading admits
+    # f <= 20971.52 / 64 = 327.68: the draws beyond the admissible range (for their draw of b) land on
+    # its edge, the others are untouched
+    free = d0["sysfs_files_per_device"]
+    assert free.max() > 500 and f.max() <= 327.68 * (1 + 1e-12)
+    moved = f != free
+    assert moved.any() and np.all(b[moved] == 64.0) and np.all(f[moved] < free[moved])
+    assert np.all(b[~moved] * f[~moved] == pytest.approx(d0["sysfs_bytes_per_file"][~moved] * 10.0, rel=1e-12))
+
+
+def test_given_round_trips_and_is_checked():
+    s = _memory_store()
+    back = store.loads(store.dumps(s))
+    assert back.areas["kernel_memory"].parameters["sysfs_bytes_per_file"].given == (("sysfs_files_per_device", -1.0),)
+    assert store.same_values(s, back) == []
+    bad = s.to_dict()
+    bad["areas"]["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"] = {"devices": -1.0}
+    with pytest.raises(ValueError, match="given.devices must name a positive assumed"):
+        store.ParameterStore.from_dict(bad)
+    bad["areas"]["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"] = {"sysfs_files_per_device": "x"}
+    with pytest.raises(ValueError, match="given.sysfs_files_per_device must be a number"):
+        store.ParameterStore.from_dict(bad)
+    moved = s.to_dict()
+    moved["areas"]["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"] = {"sysfs_files_per_device": -0.5}
+    assert store.same_values(s, store.ParameterStore.from_dict(moved)) != []

@@ -111,6 +111,7 @@ __all__ = [
     "flag_uncertain",
     "tables",
     "readings_ranges",
+    "assumption_elasticities",
     "VALUE_KINDS",
     "FITTED_KINDS",
     "KINDS",
@@ -717,7 +718,9 @@ class CalibrationResult(Result):
     parameter_table : pandas.DataFrame
         One row per parameter: value, stderr, ci95_low, ci95_high, lo90/hi90 and
         interval_method (a fit with ``dof <= 0``: the spread over the admissible readings,
-        :func:`readings_ranges`; NaN otherwise), initial, min, max, vary, at_bound,
+        :func:`readings_ranges`; NaN otherwise), given (with a readings range: the
+        assumed parameters that range holds for, ``{held: d ln value / d ln held}``,
+        :func:`assumption_elasticities`; None otherwise), initial, min, max, vary, at_bound,
         identifiable, unit, source, note.
     correlations : pandas.DataFrame
         Correlation matrix of the free parameters (NaN where undefined).
@@ -1328,6 +1331,86 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
         high = np.where(ok, np.maximum(high, s.x), high)
     for j, n in enumerate(free):
         out[n] = None if (failed or not determined[j]) else (float(low[j]), float(high[j]))
+    ranged = [n for n in free if out[n] is not None and out[n][1] > out[n][0]]
+    out["_given"] = {}
+    if ranged and not failed:
+        # the readings fix each ranged parameter given the assumed (held) values the rows also read:
+        # record how it moves with them, so that a draw of those values carries it along
+        middle = tuple(m if m is not None else next((v for v in e if v is not None), None)
+                       for m, e in zip(mids, ends))
+        t = tab.copy()
+        for k, value in zip(pin, middle):
+            if value is not None:
+                t.loc[k, "kind"], t.loc[k, "measured"] = "absolute", value
+                t.loc[k, ["low", "high"]] = math.nan
+        pinned = dataclasses.replace(problem, fit_table=t, x0=np.array(sol.x, dtype=float))
+        s = solve(model, pinned, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
+        if s.success:
+            out["_given"] = assumption_elasticities(model, pinned, s.x, ranged, rcond=rcond)
+    return out
+
+
+def assumption_elasticities(model, problem: "Problem", x, names, *, step: float = 1e-4, rcond: float = 1e-7,
+                            min_elasticity: float = 1e-3) -> dict:
+    """How the fitted parameters ``names`` move with the held (assumed) parameters: d ln theta / d ln a.
+
+    A fit holds its assumed parameters at their values; the rows then fix the free ones *given*
+    those values (a total memory read off a paper fixes the bytes per file only for an assumed
+    number of files). At the optimum ``x`` of ``problem`` the implicit-function theorem gives the
+    first-order move of the optimum when a held value ``a`` changes: with ``J`` the Jacobian of
+    the weighted residuals (priors included) in the logarithms of the free parameters and ``g``
+    their derivative in ``ln a``, ``d ln theta / d ln a = -J^+ g`` (the Gauss-Newton step that
+    restores the least-squares optimum; ``J^+`` the pseudo-inverse, singular values below
+    ``rcond`` of the largest dropped). For a product pinned by a reading, ``theta a = c``, it is
+    exactly -1. Both derivatives are central differences of relative ``step`` in the logarithm.
+
+    Only positive parameters take part (a logarithm needs them; a held zero is an absent term), and
+    only held values the model takes in a continuum (a count it refuses off the integers is left out).
+
+    Returns
+    -------
+    dict
+        ``{name: {held: elasticity}}`` for each of ``names`` that is positive at ``x``, the held
+        parameters with ``|elasticity| >= min_elasticity`` (a held value the rows do not read is
+        left out).
+    """
+    free = problem.free
+    used_rows = _rows_of(problem.used_table)
+    w_used, rel_used = problem.weight[problem.used], problem.relative[problem.used]
+    base = problem.values_of(np.asarray(x, dtype=float) / problem.scale)
+
+    def resid(values):
+        r = w_used * _evaluate(model, used_rows, values, rel_used)[3]
+        if problem.priors:
+            r = np.r_[r, prior_residuals(problem.priors, np.array([values[n] for n in free]))]
+        return r
+
+    def d_log(name):
+        up, down = dict(base), dict(base)
+        up[name], down[name] = base[name] * math.exp(step), base[name] * math.exp(-step)
+        return (resid(up) - resid(down)) / (2.0 * step)
+
+    logs = [j for j, n in enumerate(free) if base[n] > 0]
+    held = [n for n, v in base.items() if n not in free and isinstance(v, (int, float))
+            and not isinstance(v, bool) and math.isfinite(v) and v > 0]
+    if not logs or not held:
+        return {}
+    J = np.column_stack([d_log(free[j]) for j in logs])
+    cols = []
+    for n in list(held):
+        try:
+            cols.append(d_log(n))
+        except ValueError:   # a count the model takes only whole (processes, mappings): not a continuous assumption
+            held.remove(n)
+    if not held:
+        return {}
+    G = np.column_stack(cols)
+    ok = np.isfinite(J).all(axis=1) & np.isfinite(G).all(axis=1)
+    E = -np.linalg.pinv(J[ok], rcond=rcond) @ G[ok]
+    out = {}
+    for i, j in enumerate(logs):
+        if free[j] in names:
+            out[free[j]] = {n: float(E[i, k]) for k, n in enumerate(held) if abs(E[i, k]) >= min_elasticity}
     return out
 
 
@@ -1947,15 +2030,19 @@ def tables(model, problem: Problem, sol: Solution, ident: Identifiability, cov, 
                 else:
                     notes.append(f"{word} and not fixed by the admissible "
                                  f"readings either: sample its plausible range")
+            given = (ranges or {}).get("_given", {}).get(n) if method else None
+            if given:
+                notes.append("the range holds given the assumed " + ", ".join(
+                    f"{a} (d ln {n} / d ln {a} = {e:+.3g})" for a, e in given.items()))
             rows.append(dict(name=n, value=v, stderr=se, ci95_low=v - q * se, ci95_high=v + q * se,
-                             lo90=lo90, hi90=hi90, interval_method=method,
+                             lo90=lo90, hi90=hi90, interval_method=method, given=given or None,
                              initial=p.value, min=p.min, max=p.max, vary=True,
                              at_bound=bool(ident.at_bound[j]), identifiable=not bool(ident.unidentifiable[j]),
                              unit=p.unit, source=p.source, note="; ".join(notes)))
         else:
             best[n] = p
             rows.append(dict(name=n, value=p.value, stderr=math.nan, ci95_low=math.nan, ci95_high=math.nan,
-                             lo90=math.nan, hi90=math.nan, interval_method="",
+                             lo90=math.nan, hi90=math.nan, interval_method="", given=None,
                              initial=p.value, min=p.min, max=p.max, vary=False, at_bound=False,
                              identifiable=True, unit=p.unit, source=p.source, note=""))
     ptable = pd.DataFrame(rows).set_index("name")

@@ -16,7 +16,13 @@ was free in the fit (*calibrated*) or held at a declared default or a stated rea
 data determine it only up to a range) and the covariance matrix of the free parameters
 when it is defined. It also keeps the catalog rows used, the code version and the date.
 Products the fit derives from its parameters (``derived``, e.g. the IPTE stall as a
-fraction of the purge) are recorded by name so that a sampler can rebuild them.
+fraction of the purge) are recorded by name so that a sampler can rebuild them. A
+readings range that holds only given assumed values of the same area (the bytes per sysfs
+file read off "50 to 100 MB" for an assumed 5000 devices x 10 files) records them with
+their elasticities (``given``, :func:`zmodel.calibration.assumption_elasticities`): where a
+prediction uses other values of those assumptions -- another area's, a planner's, a draw --
+the calibrated value moves with them so that the reading still holds
+(:meth:`ParameterStore.values`, :meth:`ParameterStore.conditioned`, :meth:`ParameterStore.sample`).
 
 The store is plain data: this module sits between the hardware and kernel layers (it
 reads :func:`~zmodel.hardware.catalog.data_folder`; the kernel layer reads it) and knows
@@ -40,6 +46,8 @@ File layout (``format = "zmodel-parameters"``, ``version = 1``)::
     interval = [2.9e-05, 3.9e-05]   # 90 %
     method = "covariance"
     source = "..."
+    [areas.kernel_memory.parameters.sysfs_bytes_per_file.given]
+    sysfs_files_per_device = -1.0   # d ln value / d ln assumed value
     [areas.channels.covariance]
     names = ["ficon_command_time", ...]
     matrix = [[...], ...]
@@ -73,6 +81,10 @@ __all__ = ["FORMAT", "VERSION", "StoredParameter", "AreaParameters", "ParameterS
            "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY"]
 
 FORMAT = "zmodel-parameters"
+#: two stores' elasticities of a ``given`` agree within this (absolute; a finite-difference derivative at
+#: an optimum located to its solver's tolerance; below it a factor 1000 of the assumption moves the
+#: value by less than 1 %)
+GIVEN_ATOL = 1e-3
 VERSION = 1
 #: z-value of a two-sided 90 % interval (normal quantile 0.95)
 Z90 = 1.6448536269514722
@@ -97,6 +109,10 @@ class StoredParameter:
     method: str = ""
     source: str = ""
     bounds: tuple[float, float] | None = None
+    #: the assumed parameters (of the same area) the value and interval hold for, with the
+    #: elasticity d ln value / d ln assumed (:func:`zmodel.calibration.assumption_elasticities`):
+    #: a reading that fixes a product fixes each factor only given the others
+    given: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"value": float(self.value), "unit": self.unit, "calibrated": bool(self.calibrated)}
@@ -108,6 +124,8 @@ class StoredParameter:
             out["bounds"] = [float(v) for v in self.bounds]
         if self.source:
             out["source"] = self.source
+        if self.given:
+            out["given"] = {a: float(e) for a, e in self.given}
         return out
 
 
@@ -121,6 +139,31 @@ def _pair(path: str, value) -> tuple[float, float] | None:
     if math.isnan(lo) or math.isnan(hi) or lo > hi:
         raise ValueError(f"{path} must satisfy lo <= hi (no NaN), got [{lo:g}, {hi:g}]")
     return lo, hi
+
+
+def _given(path: str, value) -> tuple[tuple[str, float], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{path} must be a table of assumed parameter -> elasticity, got {value!r}")
+    out = tuple((str(a), _number(f"{path}.{a}", e)) for a, e in value.items())
+    if not all(math.isfinite(e) for _, e in out):
+        raise ValueError(f"{path} must hold finite elasticities, got {value!r}")
+    return out
+
+
+def _conditioned(value, given, held: Mapping, reference: Mapping):
+    """``value`` moved with its assumed parameters: ``value * prod (held[a] / reference[a]) ** e``.
+
+    A calibrated value read off a product (memory = devices x files x bytes per file) holds
+    only for the assumed factors the calibration held (``reference``); for other assumed
+    values (``held``: a draw, or the value another area holds) the reading still holds, so the
+    calibrated factor moves as its elasticities say (exactly, for a product).
+    """
+    for a, e in given:
+        if a in held:
+            value = value * (np.asarray(held[a], dtype=float) / reference[a]) ** e
+    return value
 
 
 def _number(path: str, value) -> float:
@@ -199,21 +242,61 @@ class AreaParameters:
     covariance: np.ndarray | None = None
     derived: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
-    def values(self) -> dict[str, float]:
-        """Name -> value, derived products included."""
+    def values(self, held: Mapping[str, float] | None = None) -> dict[str, float]:
+        """Name -> value, derived products included.
+
+        ``held`` gives other values of assumed parameters (another area's, a planner's): a
+        calibrated value that holds given an assumed one (:attr:`StoredParameter.given`)
+        moves with it, and the derived products follow.
+        """
         out = {n: p.value for n, p in self.parameters.items()}
+        self._condition(out, held)
         for name, factors in self.derived.items():
             out[name] = float(np.prod([out[f] for f in factors]))
         return out
 
+    def _condition(self, out: dict, held: dict | None) -> None:
+        """Move, in place, each calibrated value of ``out`` with the assumed values it was calibrated given.
+
+        The assumed values are ``held``'s where it names them, else ``out``'s (this area's own,
+        drawn or not). Where the moved value would leave its bounds the draw of the assumed value
+        is inadmissible under the calibration (a thousand sysfs files per device would leave
+        each file less memory than an inode takes): the value stops at its bound and the drawn
+        assumed value with the largest elasticity is moved, in ``held`` or ``out``, to where the
+        reading still holds (the mass beyond the admissible range lands on its edge).
+        """
+        reference = {n: p.value for n, p in self.parameters.items()}
+        for name, p in self.parameters.items():
+            if not (p.given and p.calibrated):
+                continue
+            src = {a: (held[a] if held is not None and a in held else out[a]) for a, _ in p.given}
+            v = _conditioned(out[name], p.given, src, reference)
+            if p.bounds is not None and np.ndim(v):
+                c = np.clip(v, p.bounds[0], p.bounds[1])
+                moved = c != v
+                drawn = [(a, e) for a, e in p.given if np.ndim(src[a]) and e != 0]
+                if moved.any() and drawn:
+                    a, e = max(drawn, key=lambda t: abs(t[1]))
+                    where = held if held is not None and a in held else out
+                    # value = v0 (a / a_ref) ** e: at the bound c the reading holds for a (c / v) ** (1 / e)
+                    where[a] = np.where(moved, np.asarray(src[a], dtype=float) * (c / np.where(moved, v, 1.0))
+                                        ** (1.0 / e), src[a])
+                v = c
+            elif p.bounds is not None:
+                v = min(max(float(v), p.bounds[0]), p.bounds[1])
+            out[name] = v
+
     def sample(self, n: int, rng: np.random.Generator | int, names: Iterable[str] | None = None,
-               vary_assumed: bool = False) -> dict[str, np.ndarray]:
+               vary_assumed: bool = False, held: dict | None = None) -> dict[str, np.ndarray]:
         """``n`` draws of the area's parameters (derived products rebuilt), see :meth:`ParameterStore.sample`.
 
         With ``vary_assumed`` the area's assumed parameters are drawn too, over their stored
         plausible range around their value (:func:`draw_around`); otherwise they are held.
         ``rng`` is a seed or a generator; each parameter (and the jointly normal block) draws
-        from a stream of its own (:func:`_stream`).
+        from a stream of its own (:func:`_stream`). A calibrated parameter that holds given
+        assumed ones (:attr:`StoredParameter.given`) moves with their draws, or with ``held``
+        (a dict name -> value or draws) where it names them: the reading it was calibrated to
+        keeps holding (an assumed draw it cannot admit is moved, in ``held`` or in the result).
         """
         base = _base_seed(rng)
         names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
@@ -245,6 +328,7 @@ class AreaParameters:
                 p = self.parameters[m]
                 if not p.calibrated and p.bounds is not None and p.bounds[0] < p.bounds[1]:
                     out[m] = draw_around(_stream(base, self.area, m), p.value, p.bounds[0], p.bounds[1], n)
+        self._condition(out, held)
         for m in names:
             b = self.parameters[m].bounds
             if b is not None:
@@ -277,7 +361,12 @@ class AreaParameters:
                 name=name, value=_number(f"{pw}.value", p["value"]), unit=str(p.get("unit", "")),
                 calibrated=bool(p.get("calibrated", False)), interval=_pair(f"{pw}.interval", p.get("interval")),
                 method=str(p.get("method", "")), source=str(p.get("source", "")),
-                bounds=_pair(f"{pw}.bounds", p.get("bounds")))
+                bounds=_pair(f"{pw}.bounds", p.get("bounds")), given=_given(f"{pw}.given", p.get("given")))
+        for name, p in params.items():
+            for a, _ in p.given:
+                if a not in params or params[a].calibrated or params[a].value <= 0:
+                    raise ValueError(f"{where}.parameters.{name}.given.{a} must name a positive assumed "
+                                     f"(not calibrated) parameter of the area")
         derived = {}
         for name, factors in dict(m.get("derived", {})).items():
             if isinstance(factors, str) or not all(isinstance(f, str) and f in params for f in factors):
@@ -341,7 +430,39 @@ class ParameterStore:
     @functools.cached_property
     def _values(self) -> dict[str, float]:
         per_area = {area: self.areas[area].values() for area in self._order()}
+        plain = {name: per_area[area][name] for name, area in self._winners.items()}
+        # a value calibrated given an assumed one follows the value predictions use of the latter
+        if not any(p.given for a in self.areas.values() for p in a.parameters.values()):
+            return plain
+        per_area = {area: self.areas[area].values(held=plain) for area in self._order()}
         return {name: per_area[area][name] for name, area in self._winners.items()}
+
+    def conditioned(self, overrides: Mapping[str, float]) -> dict[str, float]:
+        """:meth:`values` with some values replaced (``overrides``): a calibrated value that holds
+        given a replaced assumed one (:attr:`StoredParameter.given`) moves with it, unless it is
+        replaced itself.
+
+        Examples
+        --------
+        >>> s = ParameterStore.from_dict({"areas": {"m": {"parameters": {
+        ...     "b": {"value": 1500.0, "calibrated": True, "interval": [1000.0, 2000.0], "given": {"f": -1.0}},
+        ...     "f": {"value": 10.0}}}}})
+        >>> s.conditioned({"f": 20.0})["b"]     # the reading fixes b x f
+        750.0
+        """
+        out = {**self.values(), **{k: float(v) for k, v in overrides.items()}}
+        moved = {k for k in overrides}
+        if not moved:
+            return out
+        for name, area in self._winners.items():
+            a = self.areas[area]
+            p = a.parameters.get(name)
+            if p is None or not p.given or not p.calibrated or name in moved:
+                continue
+            if any(g in moved for g, _ in p.given):
+                v = float(_conditioned(p.value, p.given, out, {n: q.value for n, q in a.parameters.items()}))
+                out[name] = v if p.bounds is None else min(max(v, p.bounds[0]), p.bounds[1])
+        return out
 
     def calibrated(self) -> set[str]:
         """Names whose value (in the winning area) was fitted, derived products of fitted ones included."""
@@ -412,15 +533,22 @@ class ParameterStore:
         wanted = list(self.values()) if names is None else list(dict.fromkeys(names))
         calibrated = self.calibrated()
         out: dict[str, np.ndarray] = {}
-        per_area = {a: self.areas[a].sample(n, base) for a in self._order()}
         guesses = {**self.values(), **dict(assumed_values or {})}
+        assumed = {}
+        for name in wanted:
+            if name not in calibrated and name in ranges:
+                lo, hi = ranges[name]
+                assumed[name] = draw_around(_stream(base, "assumed", name), guesses.get(name, math.nan), lo, hi, n)
+        # a calibrated value that holds given an assumed one moves with that one's draws (or value);
+        # an assumed draw it cannot admit is moved to the edge of the admissible range (in held)
+        held = {**self.values(), **assumed}
+        per_area = {a: self.areas[a].sample(n, base, held=held) for a in self._order()}
         for name in wanted:
             area = self.where(name)
             if name in calibrated:
                 out[name] = per_area[area][name]
-            elif name in ranges:
-                lo, hi = ranges[name]
-                out[name] = draw_around(_stream(base, "assumed", name), guesses.get(name, math.nan), lo, hi, n)
+            elif name in assumed:
+                out[name] = held[name]
             elif area is not None:
                 out[name] = per_area[area][name]
         return out
@@ -603,7 +731,8 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
     when the parameter table has them (with ``interval_method``), else value ±
     1.645 standard errors (``covariance``) cut to the parameter's bounds (the physical limits
     the draws are clipped to as well: a hold time is never negative), else none (not
-    identifiable: a sampler then uses its plausible range). Fixed parameters are stored as assumed, with their value. A
+    identifiable: a sampler then uses its plausible range); a readings range keeps the assumed
+    parameters it holds given (``given``, their elasticities). Fixed parameters are stored as assumed, with their value. A
     free parameter with a prior (a public specification) stores the prior-informed value and
     interval; its method says so.
     """
@@ -631,9 +760,11 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
                 method = "not determined by the data: sample the plausible range"
             if name in with_prior:   # the value and interval are posterior: documents and specification
                 method += " (with the public specification as prior)"
+        given = row.get("given") if free and interval is not None else None
+        given = tuple((str(a), float(e)) for a, e in given.items()) if isinstance(given, Mapping) else ()
         params[str(name)] = StoredParameter(name=str(name), value=float(row["value"]), unit=str(row.get("unit", "")),
                                             calibrated=free, interval=interval, method=method,
-                                            source=str(row.get("source", "")), bounds=bounds)
+                                            source=str(row.get("source", "")), bounds=bounds, given=given)
     cov = getattr(result, "covariance", None)
     names, matrix = (), None
     if cov is not None and len(cov):
@@ -666,7 +797,8 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
 
     Two values agree when they are within ``rtol`` of each other, or, for a parameter with a
     90 % interval in both stores, within ``interval_fraction`` of the narrower interval's width
-    (the ends of the interval are compared alike; an interval in one store only is a difference):
+    (the ends of the interval are compared alike; an interval in one store only is a difference;
+    the elasticities of ``given`` agree within :data:`GIVEN_ATOL`, an absent one counting as 0):
     a least-squares optimum is located only to its solver's tolerance, and where the data
     determine a parameter loosely (a wide interval) the stopping point moves with the last bits
     of the machine's arithmetic (1e-5 relative between two x86-64 machines for the kernel-version
@@ -709,4 +841,7 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
                 out.append(f"{area}.{name}: interval {list(ia)!r} vs {list(ib)!r}")
             if pa[name].calibrated != pb[name].calibrated:
                 out.append(f"{area}.{name}: calibrated {pa[name].calibrated} vs {pb[name].calibrated}")
+            ga, gb = dict(pa[name].given), dict(pb[name].given)
+            if any(abs(ga.get(k, 0.0) - gb.get(k, 0.0)) > GIVEN_ATOL for k in set(ga) | set(gb)):
+                out.append(f"{area}.{name}: given {ga!r} vs {gb!r}")
     return out

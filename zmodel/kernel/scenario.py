@@ -1339,7 +1339,11 @@ class _Overlay:
         self._store, self._values = store, {k: float(v) for k, v in values.items()}
 
     def values(self):
-        return {**self._store.values(), **self._values}
+        # a calibrated value that holds given a replaced assumed one moves with it (ParameterStore.conditioned)
+        return self._store.conditioned(self._values)
+
+    def conditioned(self, overrides):
+        return self._store.conditioned({**self._values, **overrides})
 
     def __getattr__(self, name):
         return getattr(self._store, name)
