@@ -409,3 +409,21 @@ def test_given_round_trips_and_is_checked():
     moved = s.to_dict()
     moved["areas"]["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"] = {"sysfs_files_per_device": -0.5}
     assert store.same_values(s, store.ParameterStore.from_dict(moved)) != []
+
+
+def test_a_plan_lists_the_assumptions_a_calibrated_value_holds_given():
+    # the stored bytes per sysfs file hold for the reference LPAR's assumed device count (and the files
+    # per device): both are named among a 2.6 scenario's assumed parameters, though the scenario reads
+    # neither device count directly
+    areas = _memory_store().to_dict()["areas"]
+    areas["kernel_memory"]["parameters"]["sysfs_devices"] = {"value": 5000.0, "unit": "1"}
+    areas["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"]["sysfs_devices"] = -1.0
+    linked = store.ParameterStore.from_dict({"areas": areas})
+    web = {"hardware": {"processor": "z990", "cpus": 2}, "kernel": {"version": "2.6.0"},
+           "workload": {"kind": "web", "clients": 10}}
+    s = Scenario.from_dict(web, parameters=linked)
+    assert "sysfs_devices" not in s.used_parameters() and "sysfs_devices" in s.assumed()
+    assert "sysfs_bytes_per_file" not in s.assumed() and "sysfs_files_per_device" in s.assumed()
+    del areas["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"]
+    assert "sysfs_devices" not in Scenario.from_dict(web, parameters=store.ParameterStore.from_dict(
+        {"areas": areas})).assumed()

@@ -834,15 +834,23 @@ class Scenario:
         return tuple(dict.fromkeys(names))
 
     def assumed(self) -> tuple[str, ...]:
-        """The used parameters that no calibration in the store fitted (declared defaults or readings).
+        """The used parameters that no calibration in the store fitted (declared defaults or readings),
+        then the assumed values a used calibrated one holds given (:attr:`zmodel.store.StoredParameter.given`:
+        the bytes per sysfs file hold for the reference LPAR's assumed device count).
 
         With explicit ``costs`` every kernel cost counts as the caller's, so as assumed.
         """
         calibrated = self.parameters.calibrated()
         explicit = self.costs != calibrated_costs(self.parameters)
         kernel = set(parameter_info(KernelCosts))
-        return tuple(n for n in self.used_parameters()
-                     if n not in calibrated or (explicit and n in kernel))
+        used = self.used_parameters()
+        out = [n for n in used if n not in calibrated or (explicit and n in kernel)]
+        for n in used:
+            if n in calibrated and not (explicit and n in kernel):
+                area = self.parameters.where(n)
+                p = self.parameters.areas[area].parameters.get(n) if area is not None else None
+                out += [a for a, _ in (p.given if p is not None else ()) if a not in calibrated]
+        return tuple(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ prediction
     def _predict_point(self, clients_list=None) -> list[dict]:
