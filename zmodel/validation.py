@@ -175,6 +175,22 @@ def _channel_duplex_mbps(card: str) -> Callable:
     return f
 
 
+def _newer_card_duplex_mbps(card: str, per_io_card: str) -> Callable:
+    """Duplex data rate of a card the catalog knows only by its link rate (no channel-processor rates).
+
+    The card's zHPF per-I/O time is not in the catalog (IBM's measured rates of it are validation
+    figures): it is taken as ``per_io_card``'s, the newest card with one (assumed: a newer card is not
+    slower per I/O). At 1 MiB per I/O it does not bind -- the link's two directions do (bottleneck law,
+    Lazowska et al. 1984, §5.2) -- so the prediction is the link's full-duplex payload rate.
+    """
+    def f(p):
+        older = _card(per_io_card)
+        link = _card(card).link(mode="transport", command_time=p["channels"]["ficon_command_time"],
+                                transport_time=1.0 / older.zhpf_io_rate)
+        return float(link.max_data_rate(LARGE_BLOCK, 0.5)) / 1e6
+    return f
+
+
 def _feature_rate(card: str, read_fraction: float) -> float:
     """Data rate of one feature [B/s]: its channels (command mode, card's top link rate) capped by the feature bus.
 
@@ -361,6 +377,16 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         "FICON Express8S channel at 8 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: "
         "maximum data rate (links per direction and the channel data path)", ("channels",),
         _channel_duplex_mbps("FICON-Express8S")),
+    "val.channels.zhpf-fex16s-seq-duplex-mbps": Predictor(
+        "FICON Express16S channel at 16 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: maximum "
+        "data rate (the catalog has the card's link rate only: no channel data path; zHPF per-I/O time "
+        "assumed as FICON Express8S's, which does not bind at 1 MiB)", ("channels",),
+        _newer_card_duplex_mbps("FICON-Express16S", "FICON-Express8S")),
+    "val.channels.zhpf-fex16splus-seq-duplex-mbps": Predictor(
+        "FICON Express16S+ channel at 16 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: maximum "
+        "data rate (the catalog has the card's link rate only: no channel data path; zHPF per-I/O time "
+        "assumed as FICON Express8S's, which does not bind at 1 MiB)", ("channels",),
+        _newer_card_duplex_mbps("FICON-Express16S+", "FICON-Express8S")),
     "val.channels.fex4-feature-read-mbps": Predictor(
         "four FICON Express4 channels at 4 Gbit/s, 1 MiB reads: min(4 x channel data rate, feature bus rate)",
         (), lambda p: _feature_rate("FICON-Express4", 1.0) / 1e6),
