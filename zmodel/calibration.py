@@ -1259,7 +1259,8 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
         ``{name: (low, high) or None}`` over the free parameters, the spread over the
         refits that determine the parameter -- ``None`` when none does (the readings do not
         fix it either: it keeps its plausible range) or a refit fails to converge -- plus ``"_refits"`` (the number of
-        refits) and ``"_rows"`` (the interval ids pinned).
+        refits), ``"_rows"`` (the interval ids pinned) and ``"_given"`` (for each parameter with a range, the
+        assumed parameters it holds given, :func:`assumption_elasticities` at the readings' midpoints).
 
     Examples
     --------
