@@ -73,7 +73,8 @@ def test_link_values_in_si():
 
 
 def test_names_order():
-    assert names("links") == ["ESCON", "FICON-1G", "FICON-2G", "FICON-4G", "FCP-2G", "FCP-4G"]
+    assert names("links") == ["ESCON", "FICON-1G", "FICON-2G", "FICON-4G", "FCP-2G", "FCP-4G", "FICON-8G",
+                              "FICON-16G", "FCP-8G", "FCP-16G"]
     assert names("processors") == ["z900", "z990", "z9-109", "z10"]
 
 

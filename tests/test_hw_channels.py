@@ -283,8 +283,21 @@ def test_bad_workload_inputs():
 def test_catalog_errors():
     with pytest.raises(ValueError, match=r"command_time must be given for link 'FICON-4G'"):
         ChannelLink.from_catalog("FICON-4G")
-    with pytest.raises(ValueError, match=r"unknown link 'FICON-8G'; known: ESCON, FICON-1G"):
-        ChannelLink.from_catalog("FICON-8G", command_time=1e-4)
+    with pytest.raises(ValueError, match=r"unknown link 'FICON-32G'; known: ESCON, FICON-1G"):
+        ChannelLink.from_catalog("FICON-32G", command_time=1e-4)
+
+
+def test_8_and_16_gbit_links_carry_their_nominal_payload():
+    # 8GFC and 16GFC: 800 and 1600 MB/s per direction (InfoStor 2010, Table 1; 64b/66b at 14.025 Gbaud
+    # for 16GFC gives the same 100 MB/s per Gbit/s as 8b/10b below). A 1 MiB read is one direction's
+    # transfer: 2**20 / 1.6e9 s on the 16 Gbit/s link, half that of the 8 Gbit/s one
+    l8, l16 = (ChannelLink.from_catalog(n, command_time=1e-4) for n in ("FICON 8 Gbps", "FICON-16G"))
+    assert (l8.data_rate, l16.data_rate, l16.link_rate, l16.protocol) == (800e6, 1600e6, 16e9, "FICON")
+    assert ChannelLink.from_catalog("FCP-16G", command_time=1e-4).protocol == "FCP"
+    # 1 MiB reads: the inbound direction takes 2**20 / 1.6e9 = 655 us per I/O against the 100 us command
+    # time, so the link binds and the data rate is its payload rate
+    assert l16.max_data_rate(2 ** 20, 1.0) == pytest.approx(1600e6, rel=1e-12)
+    assert l8.max_data_rate(2 ** 20, 1.0) == pytest.approx(800e6, rel=1e-12)
 
 
 def test_from_catalog_keeps_the_protocol_of_links_with_equal_figures():

@@ -218,7 +218,7 @@ def test_io_scheduler_override_is_used():
     (_with("workload.clients", -4), r"^workload\.clients must be a positive integer, got -4$"),
     (_with("hypervisor.weigth", 0.5), r"^hypervisor: unknown key 'weigth'; known: type, "),
     (_with("hardware.storage_server", "DS9999"), r"^hardware\.storage_server: unknown storage server 'DS9999'"),
-    (_with("hardware.channel", "FICON-16G"), r"^hardware\.channel: unknown link 'FICON-16G'"),
+    (_with("hardware.channel", "FICON-32G"), r"^hardware\.channel: unknown link 'FICON-32G'"),
     (_with("hardware.cpus", 2.5), r"^hardware\.cpus must be a positive integer, got 2\.5$"),
     (_with("hardware.channels", 9), r"^hardware\.channels must be at most 8 \(CHPIDs per device\), got 9$"),
     (_with("kernel.version", "2.7"), r"^kernel\.version: unknown kernel version '2\.7'; known: 2\.4\.21"),
