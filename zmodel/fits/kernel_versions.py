@@ -93,6 +93,22 @@ transaction (2026-11-27, ``compose(**model.composition("dbt2_cached", 8, kernel,
 The suspect is a
 2.4 mechanism that leaves CPUs idle while work waits (a woken task not placed on an idle CPU,
 or synchronous log writes waiting longer under 2.4), which the composition does not have.
+The public record leaves the mechanism open (read 2026-11-27): A. Morton answered OSDL that "All the
+gains here are due to reduced idle time" and named the I/O scheduler or the VM's page replacement
+(linux-kernel, 17 Jan 2003, <20030117130046.0f73d6d6.akpm@digeo.com>), then, with vmstat, "the I/O
+scheduler's tendency to service reads more promptly when there is a lot of writeback happening"
+(31 Jan 2003, quoted in <200301312247.h0VMlxB09932@mail.osdl.org>): stock 2.4.20 placed a read that
+merges nowhere at the tail of the request queue, behind the queued writes (his read-latency2 patch for
+2.4.20, "Instead of placing an unmergeable read at the tail of the list, it is placed a tunable distance
+from the front", reposted on linux-kernel 10 Dec 2002, <200212101155.48151.m.c.p@wolk-project.de>), the
+2.5 deadline scheduler serves reads first. OSDL's own reading was paging under 2.4; the question was
+left unanswered. On a 4-way hyperthreaded Xeon with a bounce-buffer fix in every kernel, OSDL and IBM
+then found 2.4.21rc1 and 2.5.68 within 2 % on both variants, "neither helps" of the two CPU schedulers
+(M. E. Meredith et al., 21 May 2003, <1053540326.16526.4598.camel@ibm-e.pdx.osdl.net>; validation rows
+``val.kernel_versions.dbt2-*-2-5-68-vs-2-4-21rc1-ht``, inexpressible: no 2.5 kernel, no hyperthreading).
+That is evidence against this fit's attribution of the cached gain to the O(1) scheduler, and against
+a large elevator effect on that machine; the composition has neither write-back nor read priority, so
+the DBT-2 rows are reported, not explained.
 
 Mechanisms from public workload and software descriptions (2026-11-27; no parameter added to the
 fit): SPECweb99's responses are segmented by the stack without TSO (``network_segments``: 5.95
