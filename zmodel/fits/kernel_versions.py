@@ -104,8 +104,8 @@ from the front", reposted on linux-kernel 10 Dec 2002, <200212101155.48151.m.c.p
 2.5 deadline scheduler serves reads first. OSDL's own reading was paging under 2.4; the question was
 left unanswered. On a 4-way hyperthreaded Xeon with a bounce-buffer fix in every kernel, OSDL and IBM
 then found 2.4.21rc1 and 2.5.68 within 2 % on both variants, "neither helps" of the two CPU schedulers
-(M. E. Meredith et al., 21 May 2003, <1053540326.16526.4598.camel@ibm-e.pdx.osdl.net>; validation rows
-``val.kernel_versions.dbt2-*-2-5-68-vs-2-4-21rc1-ht``, inexpressible: no 2.5 kernel, no hyperthreading).
+(M. E. Meredith et al., 21 May 2003, <1053540326.16526.4598.camel@ibm-e.pdx.osdl.net>; two rows of the
+validation set, never fitted and inexpressible: no 2.5 kernel, no hyperthreading).
 That is evidence against this fit's attribution of the cached gain to the O(1) scheduler, and against
 a large elevator effect on that machine; the composition has neither write-back nor read priority, so
 the DBT-2 rows are reported, not explained.
