@@ -219,6 +219,16 @@ def test_text_table_shows_an_interval_in_its_value_cell_and_the_assumed_paramete
     assert cli.render(frame, "csv").splitlines()[0].startswith("throughput [transactions/s],throughput_lo")
 
 
+def test_text_table_says_how_many_draws_and_warns_below_a_hundred():
+    # the 5 % end of n draws is about their 0.05 n-th smallest: fewer than 100 draws put it on fewer than five
+    frame = pd.DataFrame({"throughput": [100.0], "throughput_lo": [90.0], "throughput_hi": [110.0]})
+    for n, warned in ((20, True), (99, True), (100, False), (200, False)):
+        frame.attrs.update(samples=n, seed=3)
+        lines = cli.render(frame, "text").splitlines()
+        assert lines[3].startswith(f"[lo, hi]: the 90 % interval over the {n} parameter draws (seed 3)")
+        assert any("fewer than 100 draws the ends move with the seed" in ln for ln in lines) == warned
+
+
 def test_plan_csv_with_stub_and_sweep_product(stub, capsys):
     code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", "hardware.cpus=1,2",
                                "--sweep", "kernel.version=2.4.21,2.6.10"], capsys)

@@ -92,6 +92,9 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 #: sweeps of at least this many points are run in chunks under a progress bar
 LARGE_SWEEP = 500
+#: fewer parameter draws than this put each end of a 90 % interval on fewer than five draws (the
+#: 5th percentile of n draws is about the 0.05 n-th smallest): the text table says so
+STABLE_SAMPLES = 100
 #: most parameter draws ``zmodel plan --samples`` takes
 MAX_SAMPLES = 100_000
 #: largest scenario file read [bytes]
@@ -485,8 +488,13 @@ def _text_table(frame) -> str:
     if ranged:
         from zmodel.conventions import INTERVAL_LEVEL
 
-        lines.append(f"[lo, hi]: the {100 * INTERVAL_LEVEL:g} % interval over the parameter draws (columns <name>_lo, "
+        n = frame.attrs.get("samples")
+        draws = f"the {n} parameter draws (seed {frame.attrs.get('seed')})" if n else "the parameter draws"
+        lines.append(f"[lo, hi]: the {100 * INTERVAL_LEVEL:g} % interval over {draws} (columns <name>_lo, "
                      f"<name>_hi in CSV and JSON)")
+        if n and n < STABLE_SAMPLES:
+            lines.append(f"  with fewer than {STABLE_SAMPLES} draws the ends move with the seed, and a prediction "
+                         f"may fall outside its own interval: use --samples {2 * STABLE_SAMPLES} or more for stable ends")
     for extra in ("model", "features", "parameters", "assumed"):
         if extra not in frame.columns:
             continue

@@ -1190,6 +1190,7 @@ class Scenario:
             for k, col in enumerate(INTERVAL_COLUMNS):
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
+            base.attrs.update(samples=samples, seed=seed)   # what the intervals were drawn from
             return base
         keys, jobs = self._point_jobs(sweep)
         if not keys:
