@@ -1308,14 +1308,8 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     for combo in combos:
         if all(v is None for v in combo):
             continue   # nothing pinned: the fit itself
-        t = tab.copy()
-        for k, value in zip(pin, combo):
-            if value is None:
-                continue
-            t.loc[k, "kind"], t.loc[k, "measured"] = "absolute", value
-            t.loc[k, ["low", "high"]] = math.nan
-        pinned = dataclasses.replace(problem, fit_table=t, x0=np.array(sol.x, dtype=float))
-        if any(problem.relative[k] and v == 0 for k, v in zip(pin, combo)):
+        pinned = _pinned(problem, pin, combo, sol.x)
+        if pinned is None:
             failed = True   # a zero end on the relative scale: no relative residual to pin it with
             break
         s = solve(model, pinned, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
@@ -1339,16 +1333,25 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
         # record how it moves with them, so that a draw of those values carries it along
         middle = tuple(m if m is not None else next((v for v in e if v is not None), None)
                        for m, e in zip(mids, ends))
-        t = tab.copy()
-        for k, value in zip(pin, middle):
-            if value is not None:
-                t.loc[k, "kind"], t.loc[k, "measured"] = "absolute", value
-                t.loc[k, ["low", "high"]] = math.nan
-        pinned = dataclasses.replace(problem, fit_table=t, x0=np.array(sol.x, dtype=float))
-        s = solve(model, pinned, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
-        if s.success:
+        pinned = _pinned(problem, pin, middle, sol.x)
+        s = None if pinned is None else solve(model, pinned, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
+        if s is not None and s.success:
             out["_given"] = assumption_elasticities(model, pinned, s.x, ranged, rcond=rcond)
     return out
+
+
+def _pinned(problem: "Problem", rows, values, x0) -> "Problem | None":
+    """``problem`` with each of ``rows`` (fit-table positions) pinned as an exact value (``None``: left
+    as it is), started from ``x0``; None when a pinned value is 0 on the relative scale (no relative
+    residual can pin it)."""
+    if any(problem.relative[k] and v == 0 for k, v in zip(rows, values)):
+        return None
+    t = problem.fit_table.copy()
+    for k, value in zip(rows, values):
+        if value is not None:
+            t.loc[k, "kind"], t.loc[k, "measured"] = "absolute", value
+            t.loc[k, ["low", "high"]] = math.nan
+    return dataclasses.replace(problem, fit_table=t, x0=np.array(x0, dtype=float))
 
 
 def assumption_elasticities(model, problem: "Problem", x, names, *, step: float = 1e-4, rcond: float = 1e-7,
@@ -1377,19 +1380,13 @@ def assumption_elasticities(model, problem: "Problem", x, names, *, step: float 
     """
     free = problem.free
     used_rows = _rows_of(problem.used_table)
-    w_used, rel_used = problem.weight[problem.used], problem.relative[problem.used]
     base = problem.values_of(np.asarray(x, dtype=float) / problem.scale)
-
-    def resid(values):
-        r = w_used * _evaluate(model, used_rows, values, rel_used)[3]
-        if problem.priors:
-            r = np.r_[r, prior_residuals(problem.priors, np.array([values[n] for n in free]))]
-        return r
 
     def d_log(name):
         up, down = dict(base), dict(base)
         up[name], down[name] = base[name] * math.exp(step), base[name] * math.exp(-step)
-        return (resid(up) - resid(down)) / (2.0 * step)
+        return (_weighted_residuals(model, problem, up, used_rows)
+                - _weighted_residuals(model, problem, down, used_rows)) / (2.0 * step)
 
     logs = [j for j, n in enumerate(free) if base[n] > 0]
     held = [n for n, v in base.items() if n not in free and isinstance(v, (int, float))
@@ -1579,6 +1576,15 @@ class Solution:
     cost: float = math.nan   # 0.5 * sum of squared weighted residuals (priors included) at x; NaN: not optimised
 
 
+def _weighted_residuals(model, problem: Problem, values, used_rows) -> np.ndarray:
+    """The residuals :func:`solve` minimises at ``values`` (all parameters by name): the used rows'
+    (``used_rows``, :func:`_rows_of` the used table) times their weights, then one per prior."""
+    r = problem.weight[problem.used] * _evaluate(model, used_rows, values, problem.relative[problem.used])[3]
+    if problem.priors:
+        r = np.r_[r, prior_residuals(problem.priors, np.array([values[n] for n in problem.free], dtype=float))]
+    return r
+
+
 def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None = None,
           **least_squares_kwargs) -> Solution:
     """Weighted, bounded least squares (trust-region reflective) on the used rows of ``problem``.
@@ -1589,14 +1595,11 @@ def solve(model, problem: Problem, *, tol: float = 1e-12, max_nfev: int | None =
     from scipy import optimize
 
     used_tab = problem.used_table
-    w_used, rel_used = problem.weight[problem.used], problem.relative[problem.used]
     free, s = problem.free, problem.scale
-
     used_rows = _rows_of(used_tab)
 
     def fun(z):
-        r = w_used * _evaluate(model, used_rows, problem.values_of(z), rel_used)[3]
-        return np.r_[r, prior_residuals(problem.priors, np.asarray(z, dtype=float) * s)] if problem.priors else r
+        return _weighted_residuals(model, problem, problem.values_of(z), used_rows)
 
     nfev, success, message, cost = 1, True, "no free parameters", math.nan
     xbest = problem.x0.copy()

@@ -81,11 +81,11 @@ __all__ = ["FORMAT", "VERSION", "StoredParameter", "AreaParameters", "ParameterS
            "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY"]
 
 FORMAT = "zmodel-parameters"
+VERSION = 1
 #: two stores' elasticities of a ``given`` agree within this (absolute; a finite-difference derivative at
 #: an optimum located to its solver's tolerance; below it a factor 1000 of the assumption moves the
 #: value by less than 1 %)
 GIVEN_ATOL = 1e-3
-VERSION = 1
 #: z-value of a two-sided 90 % interval (normal quantile 0.95)
 Z90 = 1.6448536269514722
 #: area order when two areas hold the same parameter name: an area that *fitted* it wins over
@@ -282,8 +282,8 @@ class AreaParameters:
                     where[a] = np.where(moved, np.asarray(src[a], dtype=float) * (c / np.where(moved, v, 1.0))
                                         ** (1.0 / e), src[a])
                 v = c
-            elif p.bounds is not None:
-                v = min(max(float(v), p.bounds[0]), p.bounds[1])
+            elif not np.ndim(v):   # a value, not draws: a float, within its bounds
+                v = float(v) if p.bounds is None else min(max(float(v), p.bounds[0]), p.bounds[1])
             out[name] = v
 
     def sample(self, n: int, rng: np.random.Generator | int, names: Iterable[str] | None = None,
@@ -429,13 +429,21 @@ class ParameterStore:
 
     @functools.cached_property
     def _values(self) -> dict[str, float]:
-        per_area = {area: self.areas[area].values() for area in self._order()}
-        plain = {name: per_area[area][name] for name, area in self._winners.items()}
+        plain = self._winning({area: self.areas[area].values() for area in self._order()})
         # a value calibrated given an assumed one follows the value predictions use of the latter
-        if not any(p.given for a in self.areas.values() for p in a.parameters.values()):
-            return plain
-        per_area = {area: self.areas[area].values(held=plain) for area in self._order()}
+        return self._held_values(plain) if self._has_given else plain
+
+    @functools.cached_property
+    def _has_given(self) -> bool:
+        return any(p.given for a in self.areas.values() for p in a.parameters.values())
+
+    def _winning(self, per_area: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+        """Name -> the value of the area :meth:`where` names, from per-area values."""
         return {name: per_area[area][name] for name, area in self._winners.items()}
+
+    def _held_values(self, held: dict) -> dict[str, float]:
+        """The winning values with every area conditioned on the assumed values ``held`` (:meth:`AreaParameters.values`)."""
+        return self._winning({area: self.areas[area].values(held=held) for area in self._order()})
 
     def conditioned(self, overrides: Mapping[str, float]) -> dict[str, float]:
         """:meth:`values` with some values replaced (``overrides``): a calibrated value that holds
@@ -450,19 +458,16 @@ class ParameterStore:
         >>> s.conditioned({"f": 20.0})["b"]     # the reading fixes b x f
         750.0
         """
-        out = {**self.values(), **{k: float(v) for k, v in overrides.items()}}
-        moved = {k for k in overrides}
-        if not moved:
-            return out
-        for name, area in self._winners.items():
-            a = self.areas[area]
-            p = a.parameters.get(name)
-            if p is None or not p.given or not p.calibrated or name in moved:
-                continue
-            if any(g in moved for g, _ in p.given):
-                v = float(_conditioned(p.value, p.given, out, {n: q.value for n, q in a.parameters.items()}))
-                out[name] = v if p.bounds is None else min(max(v, p.bounds[0]), p.bounds[1])
-        return out
+        over = {k: float(v) for k, v in overrides.items()}
+        if not over or not self._has_given:
+            return {**self.values(), **over}
+        return {**self._held_values({**self.values(), **over}), **over}
+
+    def given(self, name: str) -> tuple[str, ...]:
+        """The assumed parameters the winning value of ``name`` was calibrated given (empty for most)."""
+        area = self.where(name)
+        p = self.areas[area].parameters.get(name) if area is not None else None
+        return tuple(a for a, _ in p.given) if p is not None and p.calibrated else ()
 
     def calibrated(self) -> set[str]:
         """Names whose value (in the winning area) was fitted, derived products of fitted ones included."""

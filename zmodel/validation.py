@@ -166,27 +166,20 @@ def _zhpf_vs_ficon(p) -> float:
                  / c.link(mode="command").max_io_rate(SMALL_BLOCK, 1.0))
 
 
-def _channel_duplex_mbps(card: str) -> Callable:
-    def f(p):
-        c = _card(card)
-        link = c.link(mode="transport", command_time=p["channels"]["ficon_command_time"]
-                      if math.isnan(c.command_io_rate) else None)
-        return float(link.max_data_rate(LARGE_BLOCK, 0.5)) / 1e6
-    return f
+def _channel_duplex_mbps(card: str, per_io_card: str | None = None) -> Callable:
+    """Duplex data rate of one channel in transport mode, 1 MiB I/Os half reads half writes [MB/s].
 
-
-def _newer_card_duplex_mbps(card: str, per_io_card: str) -> Callable:
-    """Duplex data rate of a card the catalog knows only by its link rate (no channel-processor rates).
-
-    The card's zHPF per-I/O time is not in the catalog (IBM's measured rates of it are validation
-    figures): it is taken as ``per_io_card``'s, the newest card with one (assumed: a newer card is not
-    slower per I/O). At 1 MiB per I/O it does not bind -- the link's two directions do (bottleneck law,
-    Lazowska et al. 1984, §5.2) -- so the prediction is the link's full-duplex payload rate.
+    A card the catalog knows only by its link rate (no zHPF rate: IBM's measured rates of it are
+    validation figures) takes ``per_io_card``'s zHPF per-I/O time, the newest card with one (assumed:
+    a newer card is not slower per I/O). At 1 MiB per I/O it does not bind -- the link's two
+    directions do (bottleneck law, Lazowska et al. 1984, §5.2) -- so that prediction is the link's
+    full-duplex payload rate.
     """
     def f(p):
-        older = _card(per_io_card)
-        link = _card(card).link(mode="transport", command_time=p["channels"]["ficon_command_time"],
-                                transport_time=1.0 / older.zhpf_io_rate)
+        c = _card(card)
+        extra = {} if per_io_card is None else {"transport_time": 1.0 / _card(per_io_card).zhpf_io_rate}
+        link = c.link(mode="transport", command_time=p["channels"]["ficon_command_time"]
+                      if math.isnan(c.command_io_rate) else None, **extra)
         return float(link.max_data_rate(LARGE_BLOCK, 0.5)) / 1e6
     return f
 
@@ -363,6 +356,9 @@ def _dbench(kernel: str, distro: str, cpus: int) -> _DbenchSpeedup:
 # --------------------------------------------------------------------------- the table
 _ZHPF = ("FICON {card} channel in transport mode (ChannelCard.link(mode='transport')): maximum I/O rate of "
          "4 KB reads, 1 / max demand")
+_LINK_ONLY_DUPLEX = ("FICON {card} channel at 16 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: "
+                     "maximum data rate (the catalog has the card's link rate only: no channel data path; zHPF "
+                     "per-I/O time assumed as FICON Express8S's, which does not bind at 1 MiB)")
 #: figure id -> predictor (every expressible figure has one; tests check the two sets agree)
 PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
     "val.channels.zhpf-fex4-max-iops": Predictor(_ZHPF.format(card="Express4"), (), _zhpf_io_rate("FICON-Express4")),
@@ -378,15 +374,11 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         "maximum data rate (links per direction and the channel data path)", ("channels",),
         _channel_duplex_mbps("FICON-Express8S")),
     "val.channels.zhpf-fex16s-seq-duplex-mbps": Predictor(
-        "FICON Express16S channel at 16 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: maximum "
-        "data rate (the catalog has the card's link rate only: no channel data path; zHPF per-I/O time "
-        "assumed as FICON Express8S's, which does not bind at 1 MiB)", ("channels",),
-        _newer_card_duplex_mbps("FICON-Express16S", "FICON-Express8S")),
+        _LINK_ONLY_DUPLEX.format(card="Express16S"), ("channels",),
+        _channel_duplex_mbps("FICON-Express16S", per_io_card="FICON-Express8S")),
     "val.channels.zhpf-fex16splus-seq-duplex-mbps": Predictor(
-        "FICON Express16S+ channel at 16 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: maximum "
-        "data rate (the catalog has the card's link rate only: no channel data path; zHPF per-I/O time "
-        "assumed as FICON Express8S's, which does not bind at 1 MiB)", ("channels",),
-        _newer_card_duplex_mbps("FICON-Express16S+", "FICON-Express8S")),
+        _LINK_ONLY_DUPLEX.format(card="Express16S+"), ("channels",),
+        _channel_duplex_mbps("FICON-Express16S+", per_io_card="FICON-Express8S")),
     "val.channels.fex4-feature-read-mbps": Predictor(
         "four FICON Express4 channels at 4 Gbit/s, 1 MiB reads: min(4 x channel data rate, feature bus rate)",
         (), lambda p: _feature_rate("FICON-Express4", 1.0) / 1e6),

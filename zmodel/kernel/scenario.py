@@ -847,9 +847,7 @@ class Scenario:
         out = [n for n in used if n not in calibrated or (explicit and n in kernel)]
         for n in used:
             if n in calibrated and not (explicit and n in kernel):
-                area = self.parameters.where(n)
-                p = self.parameters.areas[area].parameters.get(n) if area is not None else None
-                out += [a for a, _ in (p.given if p is not None else ()) if a not in calibrated]
+                out += [a for a in self.parameters.given(n) if a not in calibrated]
         return tuple(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ prediction
