@@ -964,6 +964,23 @@ def test_the_dcache_costs_are_the_lockmeter_figures():
     assert c.dcache_hold_scv == pytest.approx(one_plus_c2 - 1, abs=0.05)
 
 
+def test_the_goodness_scan_range_ends_at_the_lockmeter_bound():
+    """The plausible range of the 2.4 goodness() scan per runnable task (what the planner draws)
+    holds no more than the whole runqueue_lock hold per context switch that lockmeter measured
+    (B. Hartner, IBM LTC, 14 June 2001, 2.4.4 under VolanoMark on 8 CPUs: 2392438 acquisitions at
+    a mean hold of 8.8 us, 1721928 of them in schedule(), 'about 70' runnable tasks), shared by
+    those tasks; until 2026-11-27 it reached 10 us, 57 times that, and a plan's 2.4 throughput
+    interval at 400 processes fell to 4 % of the prediction."""
+    from zmodel.queueing._params import parameter_info
+
+    per_switch = 2392438 * 8.8e-6 / 1721928
+    assert per_switch == pytest.approx(12.23e-6, rel=1e-3)
+    bound = per_switch / 70                                     # 0.175 us per task
+    lo, hi = parameter_info(KernelCosts)["scan_time"].range
+    assert lo == 0.0 and bound <= hi <= 1.2 * bound
+    assert lo <= KernelCosts().scan_time <= hi
+
+
 def test_network_segments_and_the_thread_library_by_hand():
     # without TSO and NAPI every segment pays the extra: nu (t_net + g t_extra); with both, nu t_net
     c = KernelCosts(net_request_time=30e-6, net_extra_time=20e-6, thread_sync_time=1e-6, linuxthreads_extra=5e-6)

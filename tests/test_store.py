@@ -368,6 +368,22 @@ def test_a_value_calibrated_given_an_assumed_one_moves_with_it():
     assert s.conditioned({"sysfs_files_per_device": 1000.0})["sysfs_bytes_per_file"] == 64.0
 
 
+def test_an_assumed_value_of_zero_leaves_a_calibrated_one_as_it_is(recwarn):
+    # the elasticity is a derivative at positive assumed values: an absent term (0) says nothing,
+    # where the power law would give 0 ** -0.005 = inf (the dbench CPU per page at its 1 ms bound)
+    s = store.ParameterStore.from_dict({"areas": {"m": {"parameters": {
+        "cpu": {"value": 2e-5, "calibrated": True, "interval": [1.9e-5, 2.1e-5], "bounds": [1e-7, 1e-3],
+                "given": {"k": -0.005}},
+        "k": {"value": 1e-7, "bounds": [0.0, 1e-5]}}}}})
+    assert s.conditioned({"k": 0.0})["cpu"] == 2e-5
+    # a tenfold k moves it by 10 ** -0.005 (hand: 0.98855), continuous towards 0 from above
+    assert s.conditioned({"k": 1e-6})["cpu"] == pytest.approx(2e-5 * 10 ** -0.005, rel=1e-12)
+    assert s.conditioned({"k": 1e-12})["cpu"] == pytest.approx(2e-5 * 1e-5 ** -0.005, rel=1e-12)
+    d = s.sample(50, seed=0, names=["cpu", "k"], assumed_ranges={"k": (0.0, 1e-5)})
+    assert np.all(np.isfinite(d["cpu"])) and np.all(d["cpu"] <= 1e-3)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_draws_of_an_assumed_value_carry_the_calibrated_one_along():
     s = _memory_store()
     n = 4000
@@ -392,6 +408,16 @@ def test_draws_of_an_assumed_value_carry_the_calibrated_one_along():
     moved = f != free
     assert moved.any() and np.all(b[moved] == 64.0) and np.all(f[moved] < free[moved])
     assert np.all(b[~moved] * f[~moved] == pytest.approx(d0["sysfs_bytes_per_file"][~moved] * 10.0, rel=1e-12))
+
+
+def test_a_changed_plausible_range_is_a_difference():
+    # the planner draws an assumed value over its bounds: a store whose bounds are stale (a declaration
+    # narrowed, the shipped file not rewritten) predicts other intervals, so `make report` must rewrite it
+    s = _memory_store()
+    narrowed = s.to_dict()
+    narrowed["areas"]["kernel_memory"]["parameters"]["sysfs_files_per_device"]["bounds"] = [1.0, 100.0]
+    diff = store.same_values(s, store.ParameterStore.from_dict(narrowed))
+    assert diff == ["kernel_memory.sysfs_files_per_device: bounds (1.0, 1000.0) vs (1.0, 100.0)"]
 
 
 def test_given_round_trips_and_is_checked():

@@ -159,10 +159,26 @@ def _conditioned(value, given, held: Mapping, reference: Mapping):
     only for the assumed factors the calibration held (``reference``); for other assumed
     values (``held``: a draw, or the value another area holds) the reading still holds, so the
     calibrated factor moves as its elasticities say (exactly, for a product).
+
+    A held zero leaves the value as it is for that factor: the elasticities are derivatives at
+    positive assumed values (:func:`zmodel.calibration.assumption_elasticities`, where a held
+    zero is an absent term), and the power law carried to zero would be 0 or infinite whatever
+    the elasticity (a storage-key cost of 0 at the low end of its range, elasticity -0.005, put
+    the dbench CPU per page at its 1 ms bound, 51 times its value).
+
+    Examples
+    --------
+    >>> _conditioned(1500.0, (("f", -1.0),), {"f": 20.0}, {"f": 10.0})
+    750.0
+    >>> _conditioned(2e-5, (("k", -0.005),), {"k": 0.0}, {"k": 1e-7})
+    2e-05
     """
     for a, e in given:
         if a in held:
-            value = value * (np.asarray(held[a], dtype=float) / reference[a]) ** e
+            x = np.asarray(held[a], dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                factor = np.where(x == 0.0, 1.0, (x / reference[a]) ** e)
+            value = value * (factor if factor.ndim else float(factor))
     return value
 
 
@@ -798,7 +814,7 @@ def from_results(results: Mapping[str, tuple], *, created: str | None = None) ->
 
 def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
                 interval_fraction: float = 0.01) -> list[str]:
-    """Differences between two stores' areas and values (empty when they agree).
+    """Differences between two stores' areas, values and plausible ranges (empty when they agree).
 
     Two values agree when they are within ``rtol`` of each other, or, for a parameter with a
     90 % interval in both stores, within ``interval_fraction`` of the narrower interval's width
@@ -846,6 +862,8 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
                 out.append(f"{area}.{name}: interval {list(ia)!r} vs {list(ib)!r}")
             if pa[name].calibrated != pb[name].calibrated:
                 out.append(f"{area}.{name}: calibrated {pa[name].calibrated} vs {pb[name].calibrated}")
+            if pa[name].bounds != pb[name].bounds:   # the plausible range the planner draws from
+                out.append(f"{area}.{name}: bounds {pa[name].bounds!r} vs {pb[name].bounds!r}")
             ga, gb = dict(pa[name].given), dict(pb[name].given)
             if any(abs(ga.get(k, 0.0) - gb.get(k, 0.0)) > GIVEN_ATOL for k in set(ga) | set(gb)):
                 out.append(f"{area}.{name}: given {ga!r} vs {gb!r}")

@@ -218,7 +218,9 @@ def _ess800_sequential(op: str) -> Callable:
 
 
 def _drive_15k():
-    """The catalog's 15,000 rpm drive (DS8300 / ESS-800; Ultrastar 15K147 cited, values NOT verified)."""
+    """The catalog's 15,000 rpm drive (DS8300 / ESS-800): the Seagate ST373453 (Cheetah 15K.3) as proxy, its average
+    seek and best-case rate from Hennessy & Patterson, 6th ed., Fig. 1.10 (storage_servers.csv); the seek-curve shape
+    (track-to-track, full stroke, cylinders) still NOT verified."""
     from zmodel.hardware.storage import StorageServer
     return StorageServer.from_catalog("DS8300").disk
 
@@ -402,17 +404,17 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         "(StorageServer.saturation: links, destage to RAID-5, internal data path, NVS mirroring)", (),
         _ess800_sequential("sequential_write")),
     "val.disks.ultrastar-15k450-450gb-read-seek": Predictor(
-        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
+        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Seagate ST373453 proxy)",
         (), _seek_15k),
     "val.disks.ultrastar-15k450-450gb-write-seek": Predictor(
         "average write seek of the catalog's 15,000 rpm drive: its average read seek plus the write settle "
         "(Disk.average_write_seek_time; write settle from the Ultrastar C15K600 specification)", (),
         _write_seek_15k),
     "val.disks.ultrastar-15k450-300gb-read-seek": Predictor(
-        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
+        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Seagate ST373453 proxy)",
         (), _seek_15k),
     "val.disks.ultrastar-c15k600-read-seek": Predictor(
-        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Ultrastar 15K147 specification)",
+        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Seagate ST373453 proxy)",
         (), _seek_15k),
     "val.disks.travelstar-5k320-avg-latency": Predictor(
         "rotational latency of a Disk at 5400 rpm: half a revolution", (), _latency_5400),

@@ -63,8 +63,9 @@ transaction on the 2.4 runqueue lock); DBT-2 non-cached (+8.64 %) -- the model i
 the 12 disks there, so no kernel path shortens it (predicted ~0 %). The 2.4 runqueue hold the rows
 ask for (~39 us per switch, about 80 times the declared 0.5 us) is supplied by no modelled
 mechanism: neither the hand-off chain (free, it is not identified and stays near its default) nor
-the goodness() scan under the lock (free, it goes to an implausible ~6 us per task and breaks the
-queue-lock shape claim) replaces it; the suspect is 2.4 work under that lock that the model does
+the goodness() scan under the lock (free, it went to an implausible ~6 us per task and broke the
+queue-lock shape claim; since 2026-11-27 its plausible range ends at 0.2 us, the lockmeter bound
+below, :class:`~zmodel.kernel.versions.KernelCosts`) replaces it; the suspect is 2.4 work under that lock that the model does
 not list (the whole of schedule()'s critical section, wake-ups and load balancing on the same lock).
 A public measurement disagrees with the fitted hold: lockmeter on 2.4.4 under VolanoMark on an
 8-CPU system (B. Hartner, IBM LTC, "VolanoMark 2.1.2 - SGI Lockmeter Data for 2.4.4 and 2.4.4+MQ

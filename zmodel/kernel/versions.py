@@ -565,8 +565,14 @@ class KernelCosts:
 
     switch_time: float = param(3e-6, unit="s", range=(0.1e-6, 100e-6),
                                source=_ASSUMED + " (a context switch is a few microseconds)")
-    scan_time: float = param(0.1e-6, unit="s", range=(0.0, 10e-6),
-                             source=_ASSUMED + " (goodness() is tens of instructions per runnable task)")
+    scan_time: float = param(0.1e-6, unit="s", range=(0.0, 0.2e-6),
+                             source=_ASSUMED + " (goodness() is tens of instructions per runnable task); range: "
+                                    "at most the whole runqueue_lock hold per context switch that lockmeter measured on "
+                                    "2.4.4 under VolanoMark, 8-CPU, 'about 70' runnable tasks (B. Hartner, IBM LTC, "
+                                    "'VolanoMark 2.1.2 - SGI Lockmeter Data for 2.4.4 and 2.4.4+MQ Scheduler Kernel', "
+                                    "14 June 2001, lse.sourceforge.net/benchmarks/volanomark/14_jun_2001/: 2392438 "
+                                    "acquisitions at a mean hold of 8.8 us, 1721928 in schedule(), 12.2 us per switch) "
+                                    "spread over those tasks, 12.2 / 70 = 0.17 us, rounded up")
     runqueue_hold: float = param(0.5e-6, unit="s", range=(0.0, 100e-6),
                                  source=_ASSUMED + " (a few hundred instructions under the runqueue lock)")
     io_request_time: float = param(20e-6, unit="s", range=(1e-6, 1e-3),
