@@ -152,14 +152,60 @@ def test_static_pav_iosq_is_mmc_per_device():
     assert r.iosq_time == pytest.approx(erlang_c_wait(lam / 4, busy, 3), rel=1e-9)   # M/M/3 per device
 
 
-def test_hyperpav_iosq_is_pooled_mmc():
+def test_hyperpav_iosq_is_the_larger_wait_of_its_two_relaxations():
+    # a device's I/O runs on its own base or on any alias of the pool: the whole group pooled
+    # (M/M/(4+2) at lam) and one device owning the whole pool (M/M/(1+2) at lam/4) each wait less
     css = _css(devices=4, aliases=2, pav="hyper")
     lam, disc = 800.0, 2e-3
     r = css.response_time(lam, 4096, 1.0, disconnect_time=disc)
     busy = r.pending_time + r.disconnect_time + r.connect_time
-    assert r.iosq_time == pytest.approx(erlang_c_wait(lam, busy, 6), rel=1e-9)       # M/M/(4+2) pooled
-    static = _css(devices=4, aliases=2).response_time(lam, 4096, 1.0, disconnect_time=disc)
-    assert r.iosq_time < static.iosq_time                          # pooling never hurts
+    pooled, own = erlang_c_wait(lam, busy, 6), erlang_c_wait(lam / 4, busy, 3)
+    assert r.iosq_time == pytest.approx(max(pooled, own), rel=1e-9)
+    # two aliases for four volumes serve better than no alias, and no better than two each
+    none = _css(devices=4, aliases=0).response_time(lam, 4096, 1.0, disconnect_time=disc)
+    each = _css(devices=4, aliases=2).response_time(lam, 4096, 1.0, disconnect_time=disc)
+    assert each.iosq_time <= r.iosq_time < none.iosq_time
+
+
+def test_closed_iosq_is_the_finite_source_queue_by_hand():
+    # two clients, one volume without aliases: M/M/1//2. A client comes back to the volume every
+    # N / lam = 2 / 100 s per I/O; away Z = 0.02 - S - W. States 0, 1, 2 at the volume weigh
+    # 1, 2 S/Z, 2 (S/Z)^2 (Gross et al. 2008, sec. 2.7); W = Lq / X with Lq = p2, X = (p1 + p2) / S
+    css, lam, disc, w = _css(devices=1), 100.0, 5e-3, 1e-3
+    s = css.device_busy_time(lam, 4096, 1.0, disconnect_time=disc)
+    z = 2 / lam - s - w
+    p = [1.0, 2 * s / z, 2 * (s / z) ** 2]
+    p = [v / sum(p) for v in p]
+    hand = p[2] / ((p[1] + p[2]) / s)
+    assert css.closed_iosq_time(2, lam, 4096, 1.0, disc, w) == pytest.approx(hand, rel=1e-12)
+    # as many subchannels as clients: nobody ever waits
+    assert _css(devices=1, aliases=2).closed_iosq_time(3, 500.0, 4096, 1.0, disc, 0.0) == 0.0
+    # HyperPAV: the larger wait of the pooled group and of one volume with the whole pool
+    hyper, static = _css(devices=4, aliases=1, pav="hyper"), _css(devices=4, aliases=1)
+    pooled = _css(devices=1, aliases=4)   # 4 + 1 subchannels, every client's every I/O
+    lam = 600.0
+    s = hyper.device_busy_time(lam, 4096, 1.0, disconnect_time=disc)
+    assert pooled.device_busy_time(lam, 4096, 1.0, disconnect_time=disc) == pytest.approx(s, rel=1e-12)
+    assert hyper.closed_iosq_time(16, lam, 4096, 1.0, disc, 0.0) == pytest.approx(
+        max(static.closed_iosq_time(16, lam, 4096, 1.0, disc, 0.0),
+            pooled.closed_iosq_time(16, lam, 4096, 1.0, disc, 0.0)), rel=1e-12)
+
+
+def test_open_load_of_volumes_saturates_at_their_subchannels():
+    css = _css(devices=2)
+    cap = css.max_device_io_rate(4096, 1.0, disconnect_time=5e-3)
+    s = css.device_busy_time(cap, 4096, 1.0, disconnect_time=5e-3)
+    assert cap * s / 2 == pytest.approx(1.0, rel=1e-9)         # each volume's one subchannel full
+    assert math.isfinite(css.response_time(cap * 0.999, 4096, 1.0, disconnect_time=5e-3).iosq_time)
+
+
+def test_hyperpav_without_aliases_is_static():
+    # nothing to pool: a base subchannel serves only its own volume (until 2026-11-27 the bases
+    # were pooled, and 64 volumes carried twice the I/O of static PAV without aliases)
+    for devices, lam in ((2, 300.0), (64, 9000.0)):
+        a = _css(devices=devices).response_time(lam, 4096, 1.0, disconnect_time=5e-3)
+        b = _css(devices=devices, pav="hyper").response_time(lam, 4096, 1.0, disconnect_time=5e-3)
+        assert a.iosq_time == pytest.approx(b.iosq_time, rel=1e-12)
 
 
 def test_hyperpav_equals_static_for_one_volume():

@@ -205,6 +205,60 @@ def test_open_io_rate():
     assert sweep["response_time"].is_monotonic_increasing
 
 
+def test_an_open_load_does_not_depend_on_the_client_count():
+    """workload.io_rate replaces the population: the demands come from the composition whose
+    population carries the offered rate (Little's law, N = lambda R), not from workload.clients.
+    Until 2026-11-27 the same 13500 I/O/s on a 2-CPU 2.4.21 system was carried at 1 and 16 clients
+    and saturated at 256."""
+    import dataclasses
+    from zmodel.kernel.versions import compose
+
+    base = {**BASE, "hardware": dict(BASE["hardware"], cpus=2, channels=4),
+            "kernel": {"version": "2.4.21"}, "workload": {"kind": "random_read", "io_rate": 13500.0, "hit_ratio": 0.5}}
+    rows = [predict(_with("workload.clients", n, base)).iloc[0] for n in (1, 16, 256)]
+    for row in rows[1:]:
+        for col in ("throughput", "response_time", "cpu_utilization", "disk_utilization"):
+            assert row[col] == rows[0][col], col
+    # the operating point: the smallest population that completes the offered rate without think time
+    s = Scenario.from_dict(base)
+    sys, prof = s.system()[0], dataclasses.replace(s.profile(), think_time=0.0)
+
+    def x(n):
+        r = compose(s.kernel.kernel, dataclasses.replace(prof, clients=n), sys, s.costs,
+                    io_scheduler=s.kernel.io_scheduler)
+        return float(np.ravel(r.throughput)[0]), float(np.ravel(r.cpu_demand)[0])
+
+    ns = next(n for n in range(1, 4097) if x(n)[0] >= 13500.0)
+    assert x(ns - 1)[0] < 13500.0
+    cpu = rows[0]["cpu_utilization"]   # the M/M/2 CPU station at that population's demand
+    assert cpu == pytest.approx(min(1.0, 13500.0 * x(ns)[1] / 2), rel=1e-9)
+
+
+def test_a_write_is_a_fast_write_whose_destage_loads_the_disks():
+    """The DS8300 acknowledges a write from cache and NVS (StorageServer: fast write); the RAID-5
+    destage (two reads and two writes of the rank, StorageServer.demands('random_write')) runs after
+    it. Until 2026-11-27 the scenario charged the destage to the writer: 23.45 ms per write at 10 I/O/s."""
+    from zmodel.hardware.storage import StorageServer
+
+    base = {**BASE, "workload": {"kind": "random_read", "io_rate": 10.0, "block_size": 4096.0}}
+    write = predict(_with("workload.read_fraction", 0.0, base)).iloc[0]
+    hit = predict(_with("workload.hit_ratio", 1.0, base)).iloc[0]       # a read hit: no disk either
+    assert write["response_time"] == pytest.approx(hit["response_time"], rel=1e-6)
+    server = StorageServer.from_catalog("DS8300")
+    d_w = float(np.asarray(server.demands("random_write", 4096.0)["disk"]))
+    assert d_w > 0.015                                                   # four disk accesses
+    assert write["disk_utilization"] == pytest.approx(10.0 * d_w / server.disk_count, rel=1e-9)
+    # closed: the destage keeps the disks busy U = k X of the time, k = n_io (1 - f) D_w / disks
+    closed = {**BASE, "workload": {"kind": "oltp", "clients": 16, "read_fraction": 0.5}}
+    s = Scenario.from_dict(closed)
+    row = s.predict().iloc[0]
+    prof = s.profile()
+    k = prof.io_per_transaction * 0.5 * float(np.asarray(server.demands("random_write", prof.block_size)["disk"])) \
+        / server.disk_count
+    u = float(row["parameters"].split("destage_utilization=")[1].split(",")[0])
+    assert u == pytest.approx(k * row["throughput"], rel=1e-3)       # printed to 4 digits
+
+
 def test_io_scheduler_override_is_used():
     df = predict(_with("kernel.io_scheduler", "anticipatory"))
     assert "io_scheduler=anticipatory" in df["parameters"].iloc[0]

@@ -11,6 +11,8 @@ import math
 import numpy as np
 import pytest
 
+from zmodel import store
+
 from zmodel.conventions import SaturationWarning
 from zmodel.kernel.scenario import Scenario, predict
 
@@ -66,12 +68,42 @@ def test_card_and_zhpf_set_the_channel_time():
     assert Scenario.from_dict(BASE).channel_parameters() == ("ficon_command_time",)
 
 
-def test_card_without_command_rate_uses_the_store_time():
-    """FICON Express8S has no command-mode rate in the catalog: the store's ficon_command_time is kept."""
+def test_card_without_command_rate_takes_the_superseded_cards_rate_as_a_floor():
+    """FICON Express8S has no command-mode rate in the catalog: FICON Express4's 31000 / 2.2 I/O/s (the
+    newest earlier card with one; channel_cards.csv) bounds it from below, and the plan lists that as
+    an assumption. Until 2026-11-27 the store's ficon_command_time (about 9000 I/O/s, the WAVV 2008
+    channels) was used, so upgrading from FICON Express4 lost a third of each channel."""
     s = Scenario.from_dict(_with(hardware__channel_card="FICON Express8S"))
-    plain = Scenario.from_dict(BASE)
-    assert s.system()[0].channel_demands == plain.system()[0].channel_demands   # 4 Gbit/s link, same time
-    assert s.channel_parameters() == ("ficon_command_time",)
+    fex4 = Scenario.from_dict(_with(hardware__channel_card="FICON Express4"))
+    assert s.channel_link().command_time == pytest.approx(2.2 / 31000, rel=1e-5)   # 14090.9 I/O/s
+    assert s.system()[0].channel_demands == fex4.system()[0].channel_demands    # 4 Gbit/s link, same time
+    assert s.channel_parameters() == ()
+    assert "FICON-Express8S.command_io_rate (floor: FICON-Express4's)" in s.assumed()
+    assert not any("command_io_rate" in a for a in fex4.assumed())
+    # never slower than the card it superseded, at any load
+    lo = predict(_with(hardware__channel_card="FICON Express4", workload__io_rate=12000.0, workload__clients=None))
+    hi = predict(_with(hardware__channel_card="FICON Express8S", workload__io_rate=12000.0, workload__clients=None))
+    assert hi["response_time"].iloc[0] <= lo["response_time"].iloc[0] * (1 + 1e-12)
+
+
+def test_fcp_adapter_limit_applies_to_the_links_it_was_calibrated_on():
+    """The calibrated FCP adapter rate (the WAVV 2008 deck's 2 and 4 Gbit/s FCP channels) caps FCP-2G
+    and FCP-4G; an 8 or 16 Gbit/s FCP link is a later card with no known adapter limit, so the link
+    is the limit (800 and 1600 MB/s per direction, FC-PI-4/5 via links.csv) and the plan says so."""
+    rates = {}
+    for link in ("FCP-2G", "FCP-4G", "FCP-8G", "FCP-16G"):
+        s = Scenario.from_dict(_with(hardware__channel=link, hardware__channels=1))
+        rates[link] = float(s.channel_link().max_data_rate(2 ** 20, 1.0))
+        assumed = s.assumed()
+        if link in ("FCP-8G", "FCP-16G"):
+            assert f"{link}.adapter_rate (none known: the link's)" in assumed
+            assert s.channel_parameters() == ("fcp_command_time",)
+        else:
+            assert s.channel_parameters() == ("fcp_command_time", "fcp_adapter_rate")
+    adapter = store.default().values()["fcp_adapter_rate"]
+    assert rates["FCP-2G"] == pytest.approx(min(200e6, adapter), rel=1e-9)
+    assert rates["FCP-4G"] == pytest.approx(min(400e6, adapter), rel=1e-9)
+    assert rates["FCP-8G"] == pytest.approx(800e6, rel=1e-9) and rates["FCP-16G"] == pytest.approx(1600e6, rel=1e-9)
 
 
 # ---------------------------------------------------------------- PAV, volumes: the IOSQ term
@@ -129,21 +161,54 @@ def test_closed_aliases_raise_throughput_and_respect_the_subchannel_capacity():
 
 @pytest.mark.parametrize("volumes, aliases, clients", [(2, 1, 16), (1, 0, 64), (2, 3, 64)])
 def test_closed_solution_is_a_fixed_point(volumes, aliases, clients):
-    """The delay per transaction d equals n_io x IOSQ(n_io X(d)): recompose with d and get X back.
-    With 64 clients on one subchannel the device queue saturates without a delay (the root
-    is searched above an infinite excess)."""
+    """The delay per transaction d equals n_io x IOSQ(n_io X(d), d / n_io) (the finite-source IOSQ of
+    ChannelSubsystem.closed_iosq_time): find the delay that gives the predicted throughput back
+    (X(d) falls with d) and check that the volume's IOSQ time at that throughput and delay is that
+    delay. With 64 clients on one subchannel the volume holds nearly every client."""
     import dataclasses
+    from scipy.optimize import brentq
     from zmodel.kernel.versions import compose
 
     s = Scenario.from_dict(_with(hardware__volumes=volumes, hardware__pav_aliases=aliases,
                                  workload__clients=clients))
     x = float(s.predict()["throughput"].iloc[0])
     prof, sys = s.profile(), s.system()[0]
-    d = prof.io_per_transaction * s.iosq_time(x * prof.io_per_transaction, clients=clients)
+    css, _, disconnect = s._iosq_setup(sys, prof)
+    ios = prof.io_per_transaction
+
+    def throughput(d):
+        p = dataclasses.replace(prof, external_delay=prof.external_delay + d)
+        return float(np.ravel(compose(s.kernel.kernel, p, sys, s.costs, clients=np.asarray([clients])).throughput)[0])
+
+    d = brentq(lambda d: throughput(d) - x, 0.0, 100.0, xtol=1e-15, rtol=1e-14)
     assert d > 0
-    again = compose(s.kernel.kernel, dataclasses.replace(prof, external_delay=prof.external_delay + d), sys,
-                    s.costs, clients=np.asarray([clients]))
-    assert float(np.ravel(again.throughput)[0]) == pytest.approx(x, rel=1e-6)
+    w = css.closed_iosq_time(clients, x * ios, prof.block_size, prof.read_fraction, disconnect, d / ios)
+    assert ios * w == pytest.approx(d, rel=1e-5)
+
+
+def test_one_more_client_never_lowers_the_throughput():
+    # 8 subchannels of one volume: with 9 clients at most one I/O waits. The open M/M/8 queue at the
+    # closed throughput (until 2026-11-27) jumped from 0 there: 1765.5 -> 1484.7 transactions/s
+    df = predict(_with(hardware__volumes=1, hardware__pav_aliases=7), {"workload.clients": [6, 7, 8, 9, 10, 12, 16]})
+    xs = list(df["throughput"])
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(xs, xs[1:])), xs
+    # up to 8 clients nobody waits: the throughput grows in proportion (one I/O in flight each)
+    assert xs[2] / xs[0] == pytest.approx(8 / 6, rel=1e-3)
+
+
+def test_an_open_load_beyond_the_volumes_is_carried_at_their_capacity():
+    # four volumes, one subchannel each: an offered 15000 I/O/s cannot pass; the README's open-load
+    # rule (throughput and utilizations at the carried load) holds for the subchannels as for every
+    # station (until 2026-11-27 the offered rate was reported as carried)
+    s = Scenario.from_dict(_with(hardware__volumes=4, workload__io_rate=15000.0, workload__clients=None))
+    row = s.predict().iloc[0]
+    css, _, disconnect = s._iosq_setup()
+    cap = css.max_device_io_rate(4096, 1.0, disconnect)
+    assert 4 / 10e-3 < cap < 4 / 1e-3                    # a volume serves one I/O of 1 to 10 ms at a time
+    assert row["throughput"] == pytest.approx(cap, rel=1e-9)
+    assert "device subchannels (IOSQ)" in row["saturated"] and math.isinf(row["response_time"])
+    below = Scenario.from_dict(_with(hardware__volumes=4, workload__io_rate=0.9 * cap, workload__clients=None))
+    assert below.predict().iloc[0]["throughput"] == pytest.approx(0.9 * cap, rel=1e-12)
 
 
 def test_aliases_can_be_swept():
@@ -190,6 +255,9 @@ def test_footprint_gives_the_lru_hit_ratio():
      r"^hardware\.zhpf: mode 'transport' \(zHPF\) needs a FICON link with a transport_time"),
     (_with(hardware__channel_card="FICON Express4", hardware__channel="FCP-2G"),
      r"^hardware\.channel_card: a channel card \(FICON-Express4\) is a FICON card; link 'FCP-2G' is FCP$"),
+    # with zHPF on, the card that does not fit the link is still what is named, not zhpf
+    (_with(hardware__channel_card="FICON Express4", hardware__channel="ESCON", hardware__zhpf=True),
+     r"^hardware\.channel_card: a channel card \(FICON-Express4\) is a FICON card; link 'ESCON' is ESCON$"),
     (_with(hardware__channel="FCP-2G", hardware__volumes=2, hardware__pav_aliases=1),
      r"^hardware\.pav_aliases: aliases \(PAV\) apply to ECKD devices on ESCON/FICON channels"),
     (_with(_with(workload__kind="web"), hardware__channel=None, hardware__volumes=4),

@@ -48,7 +48,8 @@ for the closed model, the largest population of each combination of the other sw
 ``clients = 10000000`` costs 10**7 units, about ten minutes; a sweep of 10**6 points
 10**8 units, hours). Large sweeps show progress: a bar on a
 terminal, else a line on stderr every tenth of the way. Values given to ``--sweep`` are
-read as integers, decimal numbers or plain strings; nothing the user types is evaluated.
+read as TOML's ``true``/``false``, integers, decimal numbers or plain strings; nothing the user
+types is evaluated.
 
 Output columns: the swept keys, then throughput (transactions per second for a closed
 workload, I/O per second for an open load -- the unit of the load the user gave),
@@ -297,15 +298,18 @@ def read_scenario_file(path: str | os.PathLike) -> dict:
 
 
 def parse_sweep_value(text: str, keep_string: bool = False):
-    """One ``--sweep`` value: an int, else a decimal number, else the plain string.
+    """One ``--sweep`` value: TOML's ``true``/``false``, an int, else a decimal number, else the plain string.
 
-    Nothing is evaluated: ``"1e3"`` is a float, ``"2.6.10"``, ``"inf"`` and
+    Nothing is evaluated: ``"1e3"`` is a float, ``"true"`` a boolean (as in a scenario file, so
+    ``hardware.zhpf=true,false`` sweeps the flag), ``"2.6.10"``, ``"inf"``, ``"True"`` and
     ``"__import__('os')"`` are strings (which the scenario then accepts or rejects).
 
     Examples
     --------
     >>> parse_sweep_value("8"), parse_sweep_value("-0.5"), parse_sweep_value("1e3")
     (8, -0.5, 1000.0)
+    >>> parse_sweep_value("true"), parse_sweep_value("false"), parse_sweep_value("True")
+    (True, False, 'True')
     >>> parse_sweep_value("2.6.10"), parse_sweep_value("2.6", keep_string=True)
     ('2.6.10', '2.6')
     """
@@ -314,6 +318,8 @@ def parse_sweep_value(text: str, keep_string: bool = False):
         raise UsageError("empty value")
     if keep_string:
         return t
+    if t in ("true", "false"):
+        return t == "true"
     if _INT.match(t):
         return int(t)
     if _FLOAT.match(t):

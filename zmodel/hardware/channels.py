@@ -462,6 +462,41 @@ class ChannelCard:
                    channel_rate=spec.get("channel_rate", math.inf),
                    ports=int(spec.get("ports", 0)), feature_rate=spec.get("feature_rate", math.inf))
 
+    @classmethod
+    def command_rate_floor(cls, name: str, *, data_dir=None) -> tuple[float, str | None]:
+        """A lower bound of the command-mode I/O rate of a card the catalog has no figure for.
+
+        The catalog lists the cards in the order IBM introduced them; a later generation's
+        channel runs the FICON protocol at least as fast as the one it superseded (each
+        generation's own zHPF rate grows: 31000, 52000, 92000 I/O/s for Express4, Express8,
+        Express8S), so the newest earlier card with a published command-mode rate bounds it
+        from below. A reading, not a figure: the planner lists it among the assumptions.
+
+        Returns
+        -------
+        (float, str or None)
+            The card's own rate and ``None`` when the catalog has one; else the bound and the
+            card it comes from; ``(nan, None)`` when no earlier card has one [1/s].
+
+        Examples
+        --------
+        >>> ChannelCard.command_rate_floor("FICON Express8")
+        (14090.9, 'FICON-Express4')
+        >>> ChannelCard.command_rate_floor("FICON Express4")
+        (14090.9, None)
+        """
+        from zmodel.hardware import catalog
+
+        own = cls.from_catalog(name, data_dir=data_dir)
+        if not math.isnan(own.command_io_rate):
+            return own.command_io_rate, None
+        order = catalog.names("channel_cards", data_dir=data_dir)
+        for earlier in reversed(order[:order.index(own.name)]):
+            rate = cls.from_catalog(earlier, data_dir=data_dir).command_io_rate
+            if not math.isnan(rate):
+                return rate, earlier
+        return math.nan, None
+
     def link(self, link_rate: float | None = None, *, mode: str = "command",
              command_time: float | None = None, **overrides) -> "ChannelLink":
         r"""A FICON :class:`ChannelLink` of this card at ``link_rate``.
@@ -612,16 +647,27 @@ class ChannelSubsystem:
       with service :math:`D_c`: :math:`T_{pend} = W_q(M/M/k) + t_c`;
     * connect: a multiplexed link is a processor-sharing station per path and direction,
       :math:`T_{conn} = \sum_d D_d / (1 - \lambda D_d / k)` (PS mean response, Kleinrock
-      Vol. 2 §4.4); ESCON: :math:`T_{conn} = B/r` (the wait is in pending);
+      Vol. 2 §4.4); with a card data-path limit (``channel_rate``) the data path is one more
+      PS station moving the same bytes concurrently, so the connect time is the larger of
+      the two (the slower end of a pipeline); ESCON: :math:`T_{conn} = B/r` (the wait is in
+      pending);
     * disconnect: given by the storage server;
     * IOSQ: each device is an M/M/c station with :math:`c = 1 + \text{aliases}` servers
       (one active I/O per subchannel) and service :math:`T_{pend} + T_{disc} + T_{conn}`:
       :math:`T_{IOSQ} = W_q(M/M/c) + t_{mp}` with the multibus path-selection time.
-      HyperPAV pools the subchannels: one M/M/c station with
-      :math:`c = \text{devices} + \text{aliases}` fed by the whole load :math:`\lambda`.
-      This treats a base subchannel as usable by any device's I/O, so it is an
-      optimistic bound on HyperPAV (exact when ``devices = 1``, where the two flavours
-      coincide).
+      HyperPAV: a device's I/O runs on the device's own base subchannel or on any alias
+      of the pool. Two relaxations each wait less than that: the whole group as one pool
+      (:math:`c = \text{devices} + \text{aliases}` fed by :math:`\lambda`: every base
+      usable by every device) and one device with the whole alias pool to itself
+      (:math:`c = 1 + \text{aliases}` fed by :math:`\lambda/\text{devices}`: no other
+      device competing for the aliases). The IOSQ time is the larger of the two waits, a
+      lower bound on HyperPAV's; it is static PAV's exactly without aliases (nothing to
+      pool) and with ``devices = 1``. Until 2026-11-27 it was the first relaxation alone,
+      which with no aliases pooled the base subchannels of all devices and doubled the
+      throughput of 64 volumes.
+    * a closed population (:meth:`closed_iosq_time`): the device's subchannels are a
+      finite-source M/M/c//N queue (every client a source), exact for the device given the
+      time a client spends away from it; no I/O waits while :math:`N \le c`.
 
     Valid for Poisson arrivals and below saturation of every station (the library's
     saturation policy applies: infinite times, one warning per station). The
@@ -744,29 +790,140 @@ class ChannelSubsystem:
             link_util = np.zeros(shape)
             dp = np.broadcast_to(self.link.data_path_demand(block_size), shape)
             d = np.concatenate([d, dp[..., None]], axis=-1)
+            stretched = {}
             for col in (1, 2, 3):
                 dem = d[..., col]
                 has = dem > 0
                 ps = mm1(np.where(has, lam / k, 0.0), np.where(has, dem, 1.0))
-                connect = connect + np.where(has, np.asarray(ps.response_time), 0.0)
+                stretched[col] = np.where(has, np.asarray(ps.response_time), 0.0)
                 link_util = np.maximum(link_util, np.where(has, np.asarray(ps.utilization), 0.0))
+            # the card's data path moves the same bytes as the link, at the same time (a pipeline, not
+            # a stage after it): the transfer lasts as long as the slower of the two. Until 2026-11-27
+            # the two were added, so a data-path limit that cannot bind (FICON Express8S's 1600 MB/s
+            # behind an 800 MB/s direction) made every I/O slower than on a card without the figure
+            connect = np.maximum(stretched[1] + stretched[2], stretched[3])
         busy = pending + disc + connect
         finite = np.isfinite(busy)
-        if self.pav == "hyper":
-            servers, dev_load = self.devices + self.aliases, lam
-        else:
-            servers, dev_load = 1 + self.aliases, lam / self.devices
         # the channel already reported; the device queue's placeholder service time must not
         with quiet_saturation() if not finite.all() else contextlib.nullcontext():
-            dev = mmc(dev_load, np.where(finite, busy, 1.0), servers=servers)
-        iosq = np.where(finite, np.asarray(dev.waiting_time), np.inf) + self.path_selection_time
-        dev_util = np.where(finite, np.asarray(dev.utilization), 1.0)
+            own = mmc(lam / self.devices, np.where(finite, busy, 1.0), servers=1 + self.aliases)
+            wait = np.asarray(own.waiting_time, dtype=float)
+            dev_util = np.asarray(own.utilization, dtype=float)
+            if self.pav == "hyper":   # the larger of the two relaxations' waits (class notes)
+                pool = mmc(lam, np.where(finite, busy, 1.0), servers=self.devices + self.aliases)
+                wait = np.maximum(wait, np.asarray(pool.waiting_time, dtype=float))
+                dev_util = np.asarray(pool.utilization, dtype=float)
+        iosq = np.where(finite, wait, np.inf) + self.path_selection_time
+        dev_util = np.where(finite, dev_util, 1.0)
         total = iosq + busy
         throughput = np.where(np.isfinite(total), lam, np.minimum(lam, np.asarray(ch.throughput)))
         out = dict(iosq_time=iosq, pending_time=pending, disconnect_time=disc + 0.0, connect_time=connect,
                    response_time=total, channel_utilization=np.asarray(ch.utilization),
                    link_utilization=link_util, device_utilization=dev_util, throughput=throughput)
         return IOResponse(**out)
+
+    @vectorized
+    def device_busy_time(self, io_rate, block_size, read_fraction=1.0, disconnect_time=0.0):
+        """Time an I/O holds its subchannel: pending + disconnect + connect at ``io_rate`` [s].
+
+        The service time of the device queue of :meth:`response_time` (``inf`` where a channel
+        station saturates, quietly).
+        """
+        with quiet_saturation():
+            r = self.response_time(io_rate, block_size, read_fraction, disconnect_time)
+        return (np.asarray(r.pending_time, dtype=float) + np.asarray(r.disconnect_time, dtype=float)
+                + np.asarray(r.connect_time, dtype=float))
+
+    def max_device_io_rate(self, block_size, read_fraction=1.0, disconnect_time=0.0) -> float:
+        r"""The I/O rate at which the devices' subchannels saturate (the IOSQ time of
+        :meth:`response_time` turns infinite), for all devices together [1/s].
+
+        The subchannel holding time grows with the load (channel queueing in pending and
+        connect), so the rate solves :math:`\lambda S(\lambda) = c` per device (HyperPAV: the
+        first of its two relaxations to saturate); found by bisection to a relative 1e-12,
+        never above the channels' own maximum (:meth:`max_io_rate`).
+
+        Examples
+        --------
+        >>> link = ChannelLink("FICON", data_rate=200e6, command_time=100e-6)
+        >>> css = ChannelSubsystem(link, paths=4, multipath="multibus", devices=2)
+        >>> round(css.max_device_io_rate(4096, disconnect_time=5e-3), 1)  # 2 / (5 ms + 100 us + 20.48 us)
+        390.6
+        """
+        hi = float(np.ravel(self.max_io_rate(block_size, read_fraction))[0])
+
+        def ok(lam):
+            with quiet_saturation():
+                r = self.response_time(lam, block_size, read_fraction, disconnect_time)
+            return bool(np.isfinite(np.ravel(np.asarray(r.iosq_time, dtype=float))[0]))
+
+        if ok(hi * (1 - 1e-12)):
+            return hi
+        lo = 0.0
+        while hi - lo > 1e-12 * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+        return lo
+
+    def closed_iosq_time(self, population, io_rate, block_size, read_fraction=1.0, disconnect_time=0.0,
+                         iosq_time=0.0) -> float:
+        r"""IOSQ time per I/O of ``population`` clients, each with at most one I/O in flight [s].
+
+        Parameters
+        ----------
+        population : int
+            Clients N, >= 1 [1].
+        io_rate : float
+            I/Os per second the clients complete together, >= 0 [1/s].
+        block_size, read_fraction, disconnect_time
+            As :meth:`response_time`.
+        iosq_time : float, default 0
+            The IOSQ time per I/O the clients currently see (the unknown of a fixed point
+            :math:`W = f(W)`: a client's time away from a device includes its waits at the
+            others) [s].
+
+        Returns
+        -------
+        float
+            ``f(iosq_time)``: the waiting time of the device's finite-source queue, plus the
+            multibus path-selection time [s]; ``inf`` when a channel station saturates.
+
+        Notes
+        -----
+        A client cycles through its I/Os at :math:`N/\lambda` per I/O; I/Os spread evenly over
+        the devices, so it comes back to one device every :math:`\text{devices}\,N/\lambda`.
+        Between two visits it is away (a think time in the finite-source sense)
+        :math:`Z = \text{devices}\,N/\lambda - S - W` with :math:`S` the subchannel holding
+        time (:meth:`device_busy_time`) and :math:`W` = ``iosq_time``; the device's
+        :math:`c = 1 + \text{aliases}` subchannels are then an M/M/c//N queue
+        (:func:`zmodel.queueing.machine_repairman`, exact for it), and no I/O waits while
+        :math:`N \le c`. HyperPAV takes the larger wait of the two relaxations of the class
+        notes (the whole group as one pool of :math:`\text{devices} + \text{aliases}`, away
+        :math:`N/\lambda - S - W`; one device with every alias). Replaces the open M/M/c
+        queue at the closed throughput (a decomposition without the finite population), which
+        jumped from 0 to its open value at :math:`N = c + 1`: one more client lowered the
+        throughput by 16 % (2026-11-27).
+        """
+        from zmodel.queueing import machine_repairman
+
+        n = as_count("population", population, 1)
+        lam = as_scalar("io_rate", io_rate)
+        w = as_scalar("iosq_time", iosq_time)
+        if lam == 0.0:
+            return self.path_selection_time
+        s = float(np.ravel(self.device_busy_time(lam, block_size, read_fraction, disconnect_time))[0])
+        if not math.isfinite(s):
+            return math.inf
+        cycle = n / lam   # per I/O of one client
+
+        def wait(away, servers):
+            r = machine_repairman(n, max(away, 0.0), s, servers)
+            return float(np.ravel(r.waiting_time)[0])
+
+        out = wait(self.devices * cycle - s - w, 1 + self.aliases)
+        if self.pav == "hyper":
+            out = max(out, wait(cycle - s - w, self.devices + self.aliases))
+        return out + self.path_selection_time
 
     @vectorized
     def throughput(self, population, block_size, read_fraction=1.0, disconnect_time=0.0,

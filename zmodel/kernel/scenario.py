@@ -102,6 +102,12 @@ MULTIPATH_CHOICES = ("multibus", "failover")
 PAV_CHOICES = ("static", "hyper")
 #: relative tolerance of the IOSQ fixed point of a closed scenario with ``hardware.volumes``
 IOSQ_TOLERANCE = 1e-9
+#: relative tolerance of the destage fixed point of a closed scenario with fast writes
+DESTAGE_TOLERANCE = 1e-9
+#: largest population searched for an open load's operating point (Scenario._open_operating_point)
+OPEN_POPULATION_MAX = 4096
+#: the fastest FCP link whose adapter limit was calibrated (zmodel.fits.channels: WAVV 2008, 2 and 4 Gbit/s) [bit/s]
+FCP_MEASURED_LINK_RATE = 4e9
 #: parameter draws :meth:`Scenario.sampled` solves together (one :func:`compose_many` call per step)
 SAMPLED_BATCH = 25
 #: columns of :meth:`Scenario.predict` after the swept key paths
@@ -474,6 +480,18 @@ class Workload:
         return cls(kind, **{k: m[k] for k in cls.KEYS[1:] if m.get(k) is not None})
 
 
+def _channel_error_key(hw, message: str) -> str:
+    """The ``[hardware]`` key a channel-subsystem error is about: the aliases, a card that does not
+    fit the link (protocol, link rate), zHPF without a transport rate, else the card or the link."""
+    if "aliases" in message:
+        return "pav_aliases"
+    if hw.channel_card is not None and ("FICON card" in message or "max_link_rate" in message):
+        return "channel_card"
+    if hw.zhpf and ("transport" in message or "zHPF" in message):
+        return "zhpf"
+    return "channel_card" if hw.channel_card is not None else "channel"
+
+
 def _set_path(d: dict, path: str, value) -> dict:
     section, key = path.split(".", 1)
     new = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in d.items()}
@@ -589,9 +607,7 @@ class Scenario:
             try:
                 self.channel_subsystem()
             except ValueError as exc:
-                key = "pav_aliases" if "aliases" in str(exc) else (
-                    "zhpf" if hw.zhpf else ("channel_card" if hw.channel_card is not None else "channel"))
-                raise _path_error(f"hardware.{key}", str(exc)) from None
+                raise _path_error(f"hardware.{_channel_error_key(hw, str(exc))}", str(exc)) from None
         if self.workload.io_rate is not None and profile.io_per_transaction <= 0:
             raise _path_error("workload.io_rate", f"needs I/O per transaction, but workload "
                                                   f"{self.workload.kind!r} has io_per_transaction 0")
@@ -629,7 +645,13 @@ class Scenario:
         return catalog.component("processors", self.hardware.processor)
 
     def system(self) -> tuple[SystemConfig, dict]:
-        """The :class:`SystemConfig` and a dict of the derived parameters (for the report)."""
+        """The :class:`SystemConfig` and a dict of the derived parameters (for the report).
+
+        The disk time per I/O is what a transaction waits for on the disks: its read misses.
+        A storage server with NVS acknowledges writes from cache (fast write); their destage
+        loads the disks (:meth:`_destage_load`, :meth:`_compose_with_destage`) without being
+        waited for. Without NVS a write waits for its RAID write on the disks.
+        """
         from zmodel.hardware.storage import StorageServer
         from zmodel.kernel.hypervisor import idle_guest_overhead, lpar_dispatch
 
@@ -644,8 +666,16 @@ class Scenario:
             op_w = "sequential_write" if prof.sequential else "random_write"
             d_r = float(np.asarray(server.demands(op_r, prof.block_size)["disk"]))
             d_w = float(np.asarray(server.demands(op_w, prof.block_size)["disk"]))
-            disk_time = prof.read_fraction * d_r + (1 - prof.read_fraction) * d_w
             disks, ctrl = server.disk_count, server.hit_time
+            rf, h = prof.read_fraction, prof.hit_ratio
+            if server.nvs_size > 0:
+                # fast write (StorageServer: the write completes in cache and NVS, the destage runs
+                # behind it): the transaction waits on the disks for its read misses only, the
+                # destage loads them (_destage_load); compose charges (1 - h rf) disk_time per I/O
+                miss = 1.0 - h * rf
+                disk_time = rf * (1.0 - h) * d_r / miss if miss > 0 else 0.0
+            else:
+                disk_time = rf * d_r + (1 - rf) * d_w
         if hw.channel is not None:
             css = self.channel_subsystem()
             chan = tuple(float(v) for v in np.ravel(css.link.demands(prof.block_size, prof.read_fraction)))
@@ -689,6 +719,27 @@ class Scenario:
                            channel_paths=paths, highmem=False, devices=devices, cp_costs=cp)
         return sys, info
 
+    def _destage_load(self, sys: SystemConfig | None = None, prof: WorkloadProfile | None = None) -> float:
+        r"""Disk utilization the destage of fast writes adds per transaction per second [s].
+
+        :math:`k = n_{io} (1 - f) D_w / \text{disks}`: every write is destaged (RAID-5: two reads
+        and two writes, :meth:`~zmodel.hardware.storage.StorageServer.demands`) after the
+        transaction has gone on; 0 without writes, without a storage server, or without NVS
+        (then the write waits for its disks in :meth:`system`).
+        """
+        from zmodel.hardware.storage import StorageServer
+
+        prof = self.profile() if prof is None else prof
+        hw = self.hardware
+        if hw.storage_server is None or prof.io_per_transaction <= 0 or prof.read_fraction >= 1.0:
+            return 0.0
+        server = StorageServer.from_catalog(hw.storage_server)
+        if server.nvs_size <= 0:
+            return 0.0
+        op_w = "sequential_write" if prof.sequential else "random_write"
+        d_w = float(np.asarray(server.demands(op_w, prof.block_size)["disk"]))
+        return prof.io_per_transaction * (1.0 - prof.read_fraction) * d_w / server.disk_count
+
     def channel_link(self):
         """The channel of every path: the link catalog's (store channel times), or the card at the link's rate.
 
@@ -719,8 +770,15 @@ class Scenario:
             raise ValueError(f"a channel card ({hw.channel_card}) is a FICON card; link {hw.channel!r} is "
                              f"{link.protocol}")
         card = ChannelCard.from_catalog(hw.channel_card)
-        return card.link(link.link_rate, mode="transport" if hw.zhpf else "command",
-                         command_time=link.command_time if math.isnan(card.command_io_rate) else None)
+        if math.isnan(card.command_io_rate):
+            # no published command-mode rate (FICON Express8 on): the superseded card's as a floor,
+            # not the store's per-I/O time of the channels the WAVV 2008 deck measured (9000 I/O/s,
+            # which made an upgrade from FICON Express4's 14091 I/O/s lose a third of a channel)
+            rate, _ = ChannelCard.command_rate_floor(card.name)
+            command_time = link.command_time if math.isnan(rate) else 1.0 / rate
+        else:
+            command_time = None
+        return card.link(link.link_rate, mode="transport" if hw.zhpf else "command", command_time=command_time)
 
     def channel_subsystem(self):
         """The channel paths, multipath mode, volumes and PAV aliases of ``[hardware]``.
@@ -760,14 +818,16 @@ class Scenario:
         Notes
         -----
         :meth:`zmodel.hardware.channels.ChannelSubsystem.response_time`: each volume is an
-        M/M/c station, :math:`c = 1 + 	ext{aliases}` subchannels (HyperPAV: one pool of
-        :math:`	ext{volumes} + 	ext{aliases}`), whose service is the I/O's pending +
-        disconnect + connect time; the disconnect time is the storage server's per-I/O
-        time without the channel, :math:`(1 - h f)\,t_{disk} + t_{ctrl}` (miss fraction
-        times the disk service time of :meth:`system`, plus the controller time; disk
-        queueing not included). A closed population of :math:`N \le c` clients (one I/O in
-        flight each) can never find all subchannels of a volume busy: IOSQ is then 0
-        exactly (static PAV: :math:`c = 1 + 	ext{aliases}`; HyperPAV: the pool).
+        M/M/c station, :math:`c = 1 + \text{aliases}` subchannels (HyperPAV: the larger wait of
+        the whole group pooled, :math:`\text{volumes} + \text{aliases}`, and one volume with
+        the whole alias pool), whose service is the I/O's pending + disconnect + connect time;
+        the disconnect time is the storage server's per-I/O time without the channel,
+        :math:`(1 - h f)\,t_{disk} + t_{ctrl}` (miss fraction times the disk service time of
+        :meth:`system`, plus the controller time; disk queueing not included). A closed
+        population of :math:`N \le 1 + \text{aliases}` clients (one I/O in flight each) can
+        never find all subchannels of a volume busy: IOSQ is then 0 exactly. (The composed
+        closed model uses the finite-source queue instead,
+        :meth:`~zmodel.hardware.channels.ChannelSubsystem.closed_iosq_time`.)
         """
         lam = as_float_array("io_rate", io_rate)
         if clients is not None:
@@ -783,7 +843,9 @@ class Scenario:
         ``sys`` and ``prof``: :meth:`system` and :meth:`profile` when the caller has them.
         """
         css = self.channel_subsystem()
-        subchannels = css.devices + css.aliases if css.pav == "hyper" else 1 + css.aliases
+        # N <= 1 + aliases clients never wait, however their I/Os fall on the volumes (HyperPAV:
+        # a volume with k of them needs k - 1 <= N - 1 aliases of the pool; its base serves only it)
+        subchannels = 1 + css.aliases
         sys = self.system()[0] if sys is None else sys
         prof = self.profile() if prof is None else prof
         miss = 1.0 - (prof.hit_ratio if prof.read_fraction > 0 else 0.0) * prof.read_fraction
@@ -809,8 +871,8 @@ class Scenario:
         if card is not None:
             from zmodel.hardware.channels import ChannelCard
 
-            if self.hardware.zhpf or not math.isnan(ChannelCard.from_catalog(card).command_io_rate):
-                return ()  # the card's own catalog rates, no store parameter
+            if self.hardware.zhpf or not math.isnan(ChannelCard.command_rate_floor(card)[0]):
+                return ()  # the card's own catalog rates (or an earlier card's floor), no store parameter
         return self._link_parameters()
 
     def _link_parameters(self) -> tuple[str, ...]:
@@ -820,7 +882,14 @@ class Scenario:
 
         name = catalog.canonical_name("links", self.hardware.channel).upper()
         if name.startswith("FCP"):
-            return ("fcp_command_time", "fcp_adapter_rate")
+            # the adapter limit was calibrated on the 2 and 4 Gbit/s FCP channels of the WAVV 2008 deck
+            # (a FICON Express2/Express4 card in FCP mode); an 8 or 16 Gbit/s link is a later card, whose
+            # adapter limit nothing gives: the link is the limit the catalog knows (as for FICON
+            # Express16S). Until 2026-11-27 the 250 MB/s held for FCP-8G and FCP-16G too, so the faster
+            # links gained nothing. The per-I/O time still applies (a later card is no slower).
+            rate = catalog.component("links", self.hardware.channel).get("link_rate", 0.0)
+            return ("fcp_command_time", "fcp_adapter_rate") if rate <= FCP_MEASURED_LINK_RATE \
+                else ("fcp_command_time",)
         if name.startswith("FICON"):
             return ("ficon_command_time",)
         return ()
@@ -848,6 +917,19 @@ class Scenario:
         for n in used:
             if n in calibrated and not (explicit and n in kernel):
                 out += [a for a in self.parameters.given(n) if a not in calibrated]
+        card = self.hardware.channel_card
+        if card is not None and not self.hardware.zhpf and self.profile().io_per_transaction > 0:
+            from zmodel.hardware.channels import ChannelCard
+
+            _, source = ChannelCard.command_rate_floor(card)
+            if source is not None:   # a catalog reading, not a figure of this card
+                out.append(f"{ChannelCard.from_catalog(card).name}.command_io_rate (floor: {source}'s)")
+        if self.hardware.channel is not None and self.profile().io_per_transaction > 0 \
+                and "fcp_command_time" in self._link_parameters() \
+                and "fcp_adapter_rate" not in self._link_parameters():
+            from zmodel.hardware import catalog
+
+            out.append(f"{catalog.canonical_name('links', self.hardware.channel)}.adapter_rate (none known: the link's)")
         return tuple(dict.fromkeys(out))
 
     # ------------------------------------------------------------------ prediction
@@ -872,35 +954,48 @@ class Scenario:
         saturated = info.pop("saturated", "")
         extra = ", ".join(f"{k}={v:.4g}" for k, v in info.items() if k not in ("dispatch",))
         if self.workload.io_rate is not None:
-            r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
-                                    io_scheduler=self.kernel.io_scheduler))
+            r = yield from self._open_operating_point(kv, prof, sys, self.workload.io_rate / prof.io_per_transaction)
             row = yield from self._predict_open(sys, prof, kv, extra, r)
             if saturated:
                 row.update(throughput=0.0, response_time=math.inf,
                            saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
             row["assumed"] = "" if numeric else ", ".join(self.assumed())
             return [row]
-        if self.hardware.volumes is not None and prof.io_per_transaction > 0:
+        destage = self._destage_load(sys, prof)
+        if destage > 0.0:
+            picks = []
+            for n in clients_list:
+                q, u, scale = yield from self._compose_with_destage(kv, prof, sys, n, destage)
+                picks.append((q, 0, u, scale))
+        elif self.hardware.volumes is not None and prof.io_per_transaction > 0:
             per = []
             for n in clients_list:
                 per.append((yield from self._compose_with_iosq(kv, prof, sys, n)))
-            picks = [(q, 0) for q in per]
+            picks = [(q, 0, 0.0, 1.0) for q in per]
         else:
             r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
                                     io_scheduler=self.kernel.io_scheduler, clients=np.asarray(clients_list)))
-            picks = [(r, i) for i in range(len(clients_list))]
+            picks = [(r, i, 0.0, 1.0) for i in range(len(clients_list))]
         rows = []
-        for i, (r, j) in enumerate(picks):
+        for i, (r, j, u, scale) in enumerate(picks):
             def at(name, r=r, j=j):
                 return float(np.ravel(np.asarray(getattr(r, name), dtype=float))[j])
-            rows.append(dict(throughput=at("throughput"), response_time=at("response_time"),
-                             cpu_utilization=at("cpu_utilization"),
-                             channel_utilization=at("channel_utilization"),
-                             disk_utilization=at("disk_utilization"), steal=at("steal"),
+            x = at("throughput") * scale
+            # the disks: the transactions' read misses (at the service time compose saw, stretched
+            # by the destage: (1 - u) takes the stretch out) plus the destage itself (u)
+            disk = min(1.0, at("disk_utilization") * (1.0 - u) * scale + u) if destage > 0.0 \
+                else at("disk_utilization")
+            response = at("response_time") if scale == 1.0 else int(clients_list[i]) / x - prof.think_time
+            rows.append(dict(throughput=x, response_time=response,
+                             cpu_utilization=at("cpu_utilization") * scale,
+                             channel_utilization=at("channel_utilization") * scale,
+                             disk_utilization=disk, steal=at("steal") * scale,
                              memory_overhead=float(r.memory_overhead), features=r.features,
                              parameters="" if numeric else
                              f"kernel={kv.name}, workload={prof.name}, clients={int(clients_list[i])}, "
-                             f"{r.parameters_text()}, {extra}", saturated=saturated, model=MODEL_CLOSED))
+                             f"{r.parameters_text()}, {extra}"
+                             + (f", destage_utilization={u:.4g}" if destage > 0.0 else ""),
+                             saturated=saturated, model=MODEL_CLOSED))
             if saturated:  # no capacity left: nothing completes (not an absurd finite number)
                 rows[-1].update(throughput=0.0, response_time=math.inf)
         assumed = "" if numeric else ", ".join(self.assumed())
@@ -908,17 +1003,64 @@ class Scenario:
             row["assumed"] = assumed
         return rows
 
+    def _compose_with_destage(self, kv: KernelVersion, prof: WorkloadProfile, sys: SystemConfig, clients: int,
+                              load: float):
+        r""":func:`compose` at one population with the disks shared with the destage of the fast writes.
+
+        The writes complete in the storage server's cache and NVS; their destage (``load`` =
+        :meth:`_destage_load` per transaction/s) keeps the disks busy a fraction
+        :math:`U = k X` of the time, during which the transactions' read misses wait:
+        their disk service is stretched to :math:`D_r / (1 - U)` (the shadow-server
+        treatment of a higher-priority background load, Lazowska et al. 1984, §11.3.2, with
+        the destage as that load), and :math:`U` solves :math:`U = k\,X(U)` (:math:`X` falls
+        as :math:`U` grows: one root in :math:`[0, k X(0)]`, regula falsi). Without read
+        misses the destage only bounds the rate: :math:`X \le 1/k` (the NVS fills and
+        throttles the writes, :meth:`zmodel.hardware.storage.StorageServer.nvs`). With
+        ``hardware.volumes`` each composition carries its IOSQ fixed point.
+
+        Returns ``(result, U, scale)``: the composition, the destage utilization and the factor
+        that caps its throughput (1 unless the destage bounds it). A generator of requests
+        (see :func:`_drive`).
+        """
+        base, n = sys.disk_time, int(clients)
+
+        def run(u):
+            s = dataclasses.replace(sys, disk_time=base / (1.0 - u)) if u > 0.0 else sys
+            if self.hardware.volumes is not None:
+                r = yield from self._compose_with_iosq(kv, prof, s, n)
+            else:
+                r = yield _Compose(dict(kernel=kv, workload=prof, system=s, costs=self.costs,
+                                        io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n])))
+            return r, float(np.ravel(r.throughput)[0])
+
+        r0, x0 = yield from run(0.0)
+        if base <= 0.0 or load * x0 <= 0.0:   # no read waits on the disks: the destage bounds the rate
+            u = load * x0
+            return r0, min(u, 1.0), (1.0 / u if u > 1.0 else 1.0)
+        def excess(u):   # U = k X(U): the root is where the destage the throughput makes is U
+            r, x = yield from run(u)
+            return load * x - u, r
+
+        hi = min(load * x0, 1.0 - 1e-12)
+        f_hi, r_hi = yield from excess(hi)
+        if f_hi < 0.0:
+            hi, r_hi = yield from _illinois(excess, 0.0, load * x0, hi, f_hi, r_hi, DESTAGE_TOLERANCE)
+        return r_hi, hi, 1.0
+
     def _compose_with_iosq(self, kv: KernelVersion, prof: WorkloadProfile, sys: SystemConfig, clients: int):
         r""":func:`compose` per population with the IOSQ time of :meth:`iosq_time` as a delay per transaction.
 
         The IOSQ time depends on the I/O rate the system carries and the throughput on
         the IOSQ time: the delay :math:`d` per transaction solves
-        :math:`d = n_{io}\,T_{IOSQ}(n_{io} X(d))`, found by bisection (the right side
-        falls as :math:`d` grows, since :math:`X(d)` falls; the root is unique). An
-        approximation: the open M/M/c device queue evaluated at the closed model's
-        throughput (a decomposition, Lazowska et al. 1984, ch. 8, "flow-equivalent"
-        treatment of a subsystem), exact neither for small populations (handled by the
-        :math:`N \le c` bound of :meth:`iosq_time`) nor for non-exponential services.
+        :math:`d = n_{io}\,T_{IOSQ}(n_{io} X(d), d / n_{io})`, found by bracketing and
+        regula falsi. :math:`T_{IOSQ}` is the finite-source queue of a volume's subchannels
+        (:meth:`~zmodel.hardware.channels.ChannelSubsystem.closed_iosq_time`: the N clients
+        as sources, away from the volume for the rest of their cycle), a decomposition
+        (Lazowska et al. 1984, ch. 8, "flow-equivalent" treatment of a subsystem) exact for
+        the volume given that time, not for non-exponential services; no I/O waits while
+        :math:`N \le 1 + \text{aliases}` (any placement of the clients' I/Os finds a free
+        subchannel). Until 2026-11-27 the open M/M/c queue at the closed throughput, whose
+        jump from 0 at :math:`N = c + 1` made one more client lower the throughput.
 
         A generator of :class:`_Compose` / :class:`_Iosq` requests (see :func:`_drive`), so
         that the bisections of many draws advance together, each by its own steps.
@@ -937,7 +1079,8 @@ class Scenario:
             if n <= subchannels:  # at most one I/O in flight per client: no queue (iosq_time)
                 t = 0.0
             else:
-                t = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, x * ios)
+                t = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, x * ios,
+                                population=n, iosq_time=delay / ios)
             return ios * float(t) - delay
 
         lo, hi = 0.0, 0.0
@@ -949,28 +1092,52 @@ class Scenario:
             hi = f_lo if f_lo < 1e9 else 1e-6
             while (f_hi := (yield from excess(hi))) > 0.0 and hi < 1e9:
                 lo, f_lo, hi = hi, f_hi, hi * 8.0
-            # Illinois regula falsi (Dowell & Jarratt, BIT 11, 1971, pp. 168-174): the secant
-            # of the bracket, the end that stays halving its value, until the bracket is narrow
-            # (halving while the lower end is still saturated, f infinite)
-            side = 0
-            for _ in range(200):
-                if hi - lo <= IOSQ_TOLERANCE * hi or f_hi == 0.0:
-                    break
-                x = hi - f_hi * (hi - lo) / (f_hi - f_lo) if f_hi < 0.0 < f_lo < math.inf else 0.5 * (lo + hi)
-                if not lo < x < hi:
-                    x = 0.5 * (lo + hi)
-                f_x = yield from excess(x)
-                if f_x > 0.0:
-                    lo, f_lo = x, f_x
-                    if side == -1:
-                        f_hi *= 0.5
-                    side = -1
-                else:
-                    hi, f_hi = x, f_x
-                    if side == 1:
-                        f_lo *= 0.5
-                    side = 1
+            def paired(x):
+                return (yield from excess(x)), None
+
+            hi, _ = yield from _illinois(paired, lo, f_lo, hi, f_hi, None, IOSQ_TOLERANCE)
         return (yield solve(hi))
+
+    def _open_operating_point(self, kv: KernelVersion, prof: WorkloadProfile, sys: SystemConfig, rate: float):
+        r"""The composition an open load's demands come from: the concurrency that carries ``rate``.
+
+        Lock spin and hand-off grow with the transactions in the system, so the per-transaction
+        demands of :func:`compose` depend on its population. For an open load that population is
+        not an input: it is the number in the system, :math:`N = \lambda R` (Little's law), i.e.
+        the smallest population whose composition (without think time) completes ``rate``
+        transactions per second: doubled from 1 until it does, then bisected. Where no population
+        up to the peak of the throughput curve (or :data:`OPEN_POPULATION_MAX`) reaches ``rate``,
+        the peak's composition is used (the load saturates a station there). Until 2026-11-27 the
+        file's ``clients`` (or the kind's preset) was used, so the answer to an open load moved
+        with a key it says it ignores.
+
+        A generator of :class:`_Compose` requests (see :func:`_drive`).
+        """
+        p = dataclasses.replace(prof, think_time=0.0)
+
+        def at(n):
+            r = yield _Compose(dict(kernel=kv, workload=dataclasses.replace(p, clients=int(n)), system=sys,
+                                    costs=self.costs, io_scheduler=self.kernel.io_scheduler))
+            return r, float(np.ravel(r.throughput)[0])
+
+        n, lo, best = 1, 0, None
+        while True:
+            r, x = yield from at(n)
+            if x >= rate:
+                hi, r_hi = n, r
+                break
+            if (best is not None and x <= best[1]) or n >= OPEN_POPULATION_MAX:
+                return best[0] if best is not None and best[1] > x else r   # the peak: saturated
+            best, lo = (r, x), n
+            n = min(2 * n, OPEN_POPULATION_MAX)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            r, x = yield from at(mid)
+            if x >= rate:
+                hi, r_hi = mid, r
+            else:
+                lo = mid
+        return r_hi
 
     def _predict_open(self, sys: SystemConfig, prof: WorkloadProfile, kv: KernelVersion, extra: str, r):
         """Open load: demands of the closed model (``r``, :func:`compose` at the file's population), then M/M/c stations.
@@ -979,33 +1146,48 @@ class Scenario:
         """
         lam = self.workload.io_rate / prof.io_per_transaction
         chan = np.asarray(sys.channel_demands) * prof.io_per_transaction
+        # the disks serve the read misses and the destage of the fast writes (_destage_load, per
+        # transaction/s: k disks-worth of utilization, k x disks disk-seconds); only the misses wait
+        destage = self._destage_load(sys, prof) * sys.disks
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
-                    (chan[2], sys.channel_paths), (r.disk_demand, sys.disks)]
+                    (chan[2], sys.channel_paths), (r.disk_demand + destage, sys.disks)]
         names = ("cpu", "channel processor", "channel link (inbound)", "channel link (outbound)", "disk")
         if self.hardware.channel is not None and math.isfinite(self.channel_link().channel_rate):
             # the card's data path (both directions together, ChannelLink.data_path_demand): a station
-            # of its own per path; the closed model (compose) has no such station
+            # of its own per path, concurrent with the link; the closed model (compose) has no such station
             dp = float(self.channel_link().data_path_demand(prof.block_size)) * prof.io_per_transaction
             stations.append((dp, sys.channel_paths))
             names = names + ("channel data path",)
         resp = prof.io_per_transaction * sys.controller_time + prof.external_delay
         cap = min((c / d for d, c in stations if d > 0), default=math.inf)
-        carried = min(lam, cap)  # transactions per second the system completes
         saturated = [n for n, (d, c) in zip(names, stations) if d > 0 and lam * float(d) / c >= 1.0]
-        utils = []
+        iosq = 0.0
+        if self.hardware.volumes is not None:
+            u = min(lam * destage / sys.disks, 1.0 - 1e-12)   # the misses' disk time stretched by the destage
+            css, _, disconnect = self._iosq_setup(dataclasses.replace(sys, disk_time=sys.disk_time / (1.0 - u)), prof)
+            iosq = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, lam * prof.io_per_transaction)
+            if not math.isfinite(iosq):
+                # the volumes' subchannels carry no more than their own capacity (as every station)
+                saturated.append("device subchannels (IOSQ)")
+                cap = min(cap, css.max_device_io_rate(prof.block_size, prof.read_fraction, disconnect)
+                          / prof.io_per_transaction)
+        carried = min(lam, cap)  # transactions per second the system completes
+        utils, times = [], []
         for d, c in stations:
             if d <= 0:
                 utils.append(0.0)
+                times.append(0.0)
                 continue
-            resp += yield _Mmc(lam, float(d), int(c))
+            times.append((yield _Mmc(lam, float(d), int(c))))
             utils.append(min(1.0, carried * float(d) / c))  # at the carried load
-        iosq = 0.0
-        if self.hardware.volumes is not None:
-            css, _, disconnect = self._iosq_setup(sys, prof)
-            iosq = yield _Iosq(css, prof.block_size, prof.read_fraction, disconnect, lam * prof.io_per_transaction)
-        if not math.isfinite(iosq):
-            saturated.append("device subchannels (IOSQ)")
-        else:
+        # the card's data path moves the bytes while the link does (ChannelSubsystem.response_time):
+        # the transfer takes the longer of the two, not their sum
+        transfer = times[2] + times[3]
+        total_disk = float(r.disk_demand) + destage
+        if total_disk > 0:   # the transactions wait for their read misses only, each stretched alike
+            times[4] *= float(r.disk_demand) / total_disk
+        resp += times[0] + times[1] + times[4] + (max(transfer, times[5]) if len(times) > 5 else transfer)
+        if math.isfinite(iosq):
             resp += prof.io_per_transaction * iosq
         if saturated:
             resp = math.inf
@@ -1259,6 +1441,9 @@ class _Iosq:
     read_fraction: float
     disconnect_time: float
     io_rate: float
+    #: a closed population and its current IOSQ time per I/O (ChannelSubsystem.closed_iosq_time), else open
+    population: int | None = None
+    iosq_time: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1268,6 +1453,36 @@ class _Mmc:
     arrival_rate: float
     service_time: float
     servers: int
+
+
+def _illinois(f, lo: float, f_lo: float, hi: float, f_hi: float, payload, tolerance: float):
+    """Illinois regula falsi (Dowell & Jarratt, BIT 11, 1971, pp. 168-174) on ``f(lo) > 0 >= f(hi)``.
+
+    The secant of the bracket, the end that stays halving its value, until the bracket is
+    narrower than ``tolerance`` relative to ``hi`` or ``f(hi) = 0`` (halving while the lower
+    end is still saturated, ``f(lo)`` infinite). ``f(x)`` is a generator of solver requests
+    (:func:`_drive`) returning ``(value, payload)``; returns ``hi`` and its payload (the root
+    from the side where ``f <= 0``).
+    """
+    side = 0
+    for _ in range(200):
+        if hi - lo <= tolerance * hi or f_hi == 0.0:
+            break
+        x = hi - f_hi * (hi - lo) / (f_hi - f_lo) if f_hi < 0.0 < f_lo < math.inf else 0.5 * (lo + hi)
+        if not lo < x < hi:
+            x = 0.5 * (lo + hi)
+        f_x, p_x = yield from f(x)
+        if f_x > 0.0:
+            lo, f_lo = x, f_x
+            if side == -1:
+                f_hi *= 0.5
+            side = -1
+        else:
+            hi, f_hi, payload = x, f_x, p_x
+            if side == 1:
+                f_lo *= 0.5
+            side = 1
+    return hi, payload
 
 
 def _drive(tasks) -> list:
@@ -1321,7 +1536,10 @@ def _serve(requests) -> list:
             replies[k] = float(v)
     groups: dict = {}
     for k, r in enumerate(requests):
-        if isinstance(r, _Iosq):
+        if isinstance(r, _Iosq) and r.population is not None:   # finite source: one at a time
+            replies[k] = float(r.subsystem.closed_iosq_time(r.population, r.io_rate, r.block_size,
+                                                            r.read_fraction, r.disconnect_time, r.iosq_time))
+        elif isinstance(r, _Iosq):
             key = (r.subsystem, r.block_size, r.read_fraction)
             try:
                 hash(key)
