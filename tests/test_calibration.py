@@ -380,6 +380,9 @@ def test_more_free_parameters_than_measurements_is_flagged():
     assert not t["identifiable"].any()
     assert "2 free parameters but only 1 informative measurements (1 used" in t.loc["a", "note"]
     assert fit.dof == -1 and math.isnan(fit.redchi)
+    # the report says why there is no reduced chi-square instead of printing nan
+    assert "reduced chi-square = (undefined: -1 degrees of freedom)" in fit.report()
+    assert "= nan" not in fit.report()
 
 
 def test_highly_correlated_parameters_are_flagged():

@@ -855,7 +855,9 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
                 f" ({'exactly determined' if result.dof == 0 else 'under-determined'}: {result.n_active} informative rows "
                 f"for {result.n_free} free parameters; ranges over the admissible readings, no standard errors)"),
              f"    chi-square         = {result.chisqr:.6g}",
-             f"    reduced chi-square = {result.redchi:.6g}",
+             f"    reduced chi-square = "
+             + (f"{result.redchi:.6g}" if math.isfinite(result.redchi) else
+                f"(undefined: {result.dof} degrees of freedom)"),
              "[[Parameters]]"]
     width = max([len(n) for n in t.index] + [4])
     for name, row in t.iterrows():
