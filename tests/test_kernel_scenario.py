@@ -86,8 +86,37 @@ def test_oltp_example_26_better_and_memory_smaller():
     assert (b["throughput"] >= a["throughput"] * (1 - 1e-12)).all()
     # page tables of 64 processes mapping 1 GB: 4 KB pages in 2.4, large pages in 2.6 (OSDL)
     assert (b["memory_overhead"] < a["memory_overhead"]).all()
-    # LPAR weight 0.5 of 16 CPUs = 8 CPUs: the 16-way image is dispatched half the time
-    assert b.loc[16, "steal"] > 0 and b.loc[8, "steal"] == 0
+    # LPAR weight 0.5 of 16 CPUs = 8 CPUs entitled: the 16-way image wants about one of them, so it
+    # is never slowed (until 2026-11-27 it was dispatched half the time whatever it wanted)
+    assert (b.loc[16, "cpu_utilization"] + b.loc[16, "steal"]) * 16 < 8
+    assert b.loc[16, "steal"] == 0 and b.loc[8, "steal"] == 0
+    # at weight 0.05 (0.8 CPUs entitled) the same image wants more than it is granted: it is slowed
+    with open(EXAMPLES / "oltp_z990_ds8300.toml", "rb") as f:
+        mapping = tomllib.load(f)
+    mapping["hypervisor"]["weight"] = 0.05
+    small = Scenario.from_dict(mapping).predict({"hardware.cpus": [16], "kernel.version": ["2.6.10"]}).iloc[0]
+    assert small["steal"] > 0 and small["cpu_utilization"] * 16 == pytest.approx(0.8, rel=1e-6)
+
+
+def test_an_image_below_its_entitlement_is_not_slowed():
+    """An LPAR gets what it wants up to its entitlement (lpar_dispatch: "an LPAR that wants less
+    than its share gets its demand"): a 2-CPU 2.4.21 image on 8 shared CPUs wanting about 1.0 CPU
+    predicts the same at weight 0.14 (1.12 CPUs entitled) as at weight 1, with no steal; below
+    that it gets its entitlement, and the throughput never falls as the weight grows. Until
+    2026-11-27 the image was slowed as if both its CPUs always wanted to run (steal 0.12 at 0.2)."""
+    lpar = {"hardware": {"processor": "z990", "cpus": 2, "storage_server": "DS8300", "channel": "FICON-4G",
+                         "channels": 2},
+            "kernel": {"version": "2.4.21"}, "hypervisor": {"type": "lpar", "physical_cpus": 8, "weight": 0.2},
+            "workload": {"kind": "oltp", "clients": 32, "think_time": 0.05}}
+    df = predict(lpar, {"hypervisor.weight": [0.05, 0.1, 0.12, 0.14, 0.2, 1.0]}).set_index("hypervisor.weight")
+    wanted = 2 * (df.loc[1.0, "cpu_utilization"] + df.loc[1.0, "steal"])
+    assert 0.96 < wanted < 1.12                                 # between the 0.12 and 0.14 entitlements
+    for w in (0.14, 0.2):
+        assert df.loc[w, "steal"] == 0.0
+        assert df.loc[w, "throughput"] == pytest.approx(df.loc[1.0, "throughput"], rel=1e-12)
+    for w in (0.05, 0.1, 0.12):                                 # granted its entitlement, 8 w CPUs
+        assert df.loc[w, "steal"] > 0 and 2 * df.loc[w, "cpu_utilization"] == pytest.approx(8 * w, rel=1e-6)
+    assert df["throughput"].is_monotonic_increasing
 
 
 def test_hand_computed_specjbb_on_z990():

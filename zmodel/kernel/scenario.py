@@ -106,6 +106,8 @@ IOSQ_TOLERANCE = 1e-9
 DESTAGE_TOLERANCE = 1e-9
 #: largest population searched for an open load's operating point (Scenario._open_operating_point)
 OPEN_POPULATION_MAX = 4096
+#: relative tolerance of the dispatch-fraction fixed point of an image under a hypervisor
+DISPATCH_TOLERANCE = 1e-9
 #: the fastest FCP link whose adapter limit was calibrated (zmodel.fits.channels: WAVV 2008, 2 and 4 Gbit/s) [bit/s]
 FCP_MEASURED_LINK_RATE = 4e9
 #: parameter draws :meth:`Scenario.sampled` solves together (one :func:`compose_many` call per step)
@@ -719,6 +721,75 @@ class Scenario:
                            channel_paths=paths, highmem=False, devices=devices, cp_costs=cp)
         return sys, info
 
+    def _dispatch_rule(self):
+        """``wanted -> dispatched fraction`` (:meth:`_dispatched_fraction`) with the hypervisor's constants read once."""
+        capacity = self.system()[1].get("capacity")
+        return lambda wanted: self._dispatched_fraction(wanted, capacity)
+
+    def _dispatched_fraction(self, wanted: float, share: float | None = None) -> float:
+        r"""Share of its runnable time a logical CPU of this image is dispatched, at a demand of ``wanted``.
+
+        ``wanted`` is the mean number of the image's logical CPUs that want to run. The
+        hypervisor grants it a capacity :math:`C(	ext{wanted})`: for an LPAR
+        :func:`zmodel.kernel.hypervisor.lpar_dispatch` (the other partitions wanting their
+        whole share, as :meth:`system` assumes), for a z/VM guest :math:`\min(	ext{wanted},
+        	ext{share})`; the fraction is :math:`\min(1, C/	ext{wanted})`. An image that wants
+        less than its entitlement is never slowed (the rule of ``lpar_dispatch``: "an LPAR that
+        wants less than its share gets its demand").
+        """
+        from zmodel.kernel.hypervisor import lpar_dispatch
+
+        hw, hv = self.hardware, self.hypervisor
+        wanted = min(max(float(wanted), 0.0), float(hw.cpus))
+        if wanted <= 0.0 or hv.type not in ("lpar", "zvm"):
+            return 1.0
+        if hv.type == "lpar":
+            w = 1.0 if hv.weight is None else hv.weight
+            physical = hv.physical_cpus if hv.physical_cpus is not None else float(self.processor().get("cpus", hw.cpus))
+            if w >= 1.0:
+                capacity = min(wanted, physical)
+            else:
+                others = max(1, int(math.ceil(physical)))
+                r = lpar_dispatch(physical, [w, 1.0 - w], [hw.cpus, others], [wanted, float(others)])
+                capacity = float(np.asarray(r.achieved_capacity)[0])
+        else:
+            capacity = min(wanted, float(self.system()[1]["capacity"] if share is None else share))
+        return max(min(1.0, capacity / wanted), 1e-9)
+
+    def _compose_dispatched(self, one, sys: SystemConfig, clients: int):
+        r"""A population's composition with the dispatch fraction its own demand earns (a fixed point).
+
+        :meth:`system` gives the fraction an image gets when all its logical CPUs want to run
+        (:math:`arphi_0`, a lower bound). The image wants :math:`W(arphi) =
+        	ext{cpus}\;u(arphi)` of them (:math:`u` the CPU station's busy fraction, stolen time
+        included), and the hypervisor then dispatches them :math:`arphi =
+        f(W(arphi))` of the time (:meth:`_dispatched_fraction`): the root of
+        :math:`f(W(arphi)) - arphi` in :math:`[arphi_0, 1]`, by regula falsi (1 when the
+        image at full speed wants less than it is granted). ``one(system, clients)`` is the
+        population's composition (a generator returning ``(result, index, U, scale)``), the
+        overcommit seen by lock holders :math:`1/arphi`. Until 2026-11-27 every image was
+        slowed to :math:`arphi_0`: an LPAR wanting 1.23 of its 1.6 entitled CPUs showed 12 %
+        steal.
+        """
+        rule = self._dispatch_rule()
+
+        def at(phi):
+            s = dataclasses.replace(sys, dispatch_fraction=phi, overcommit=1.0 / phi)
+            pick = yield from one(s, clients)
+            r, j, _, scale = pick
+            busy = float(np.ravel(np.asarray(r.cpu_utilization, dtype=float))[j]) * scale
+            return rule(sys.cpus * busy / phi) - phi, pick
+
+        f_hi, pick_hi = yield from at(1.0)
+        if f_hi >= 0.0:
+            return pick_hi
+        lo = sys.dispatch_fraction
+        f_lo, pick_lo = yield from at(lo)
+        if f_lo <= 0.0:
+            return pick_lo
+        _, pick = yield from _illinois(at, lo, f_lo, 1.0, f_hi, pick_hi, DISPATCH_TOLERANCE)
+        return pick
+
     def _destage_load(self, sys: SystemConfig | None = None, prof: WorkloadProfile | None = None) -> float:
         r"""Disk utilization the destage of fast writes adds per transaction per second [s].
 
@@ -954,7 +1025,22 @@ class Scenario:
         saturated = info.pop("saturated", "")
         extra = ", ".join(f"{k}={v:.4g}" for k, v in info.items() if k not in ("dispatch",))
         if self.workload.io_rate is not None:
-            r = yield from self._open_operating_point(kv, prof, sys, self.workload.io_rate / prof.io_per_transaction)
+            rate = self.workload.io_rate / prof.io_per_transaction
+            if sys.dispatch_fraction < 1.0:
+                # the dispatch fraction the load's demand earns (_compose_dispatched): at full speed the
+                # image wants W1 = rate x D_cpu logical CPUs, at phi W1 / phi; phi = f(W1 / phi) by bisection
+                full = dataclasses.replace(sys, dispatch_fraction=1.0, overcommit=1.0)
+                r1 = yield from self._open_operating_point(kv, prof, full, rate)
+                wanted, rule = rate * float(np.ravel(r1.cpu_demand)[0]), self._dispatch_rule()
+                lo, hi = sys.dispatch_fraction, 1.0
+                if rule(wanted) >= 1.0:
+                    lo = 1.0
+                else:
+                    while hi - lo > DISPATCH_TOLERANCE * hi:
+                        mid = 0.5 * (lo + hi)
+                        lo, hi = (mid, hi) if rule(wanted / mid) > mid else (lo, mid)
+                sys = dataclasses.replace(sys, dispatch_fraction=lo, overcommit=1.0 / lo)
+            r = yield from self._open_operating_point(kv, prof, sys, rate)
             row = yield from self._predict_open(sys, prof, kv, extra, r)
             if saturated:
                 row.update(throughput=0.0, response_time=math.inf,
@@ -962,12 +1048,28 @@ class Scenario:
             row["assumed"] = "" if numeric else ", ".join(self.assumed())
             return [row]
         destage = self._destage_load(sys, prof)
-        if destage > 0.0:
+        volumes = self.hardware.volumes is not None and prof.io_per_transaction > 0
+
+        def one(s, n):   # one population's composition on system s
+            if destage > 0.0:
+                q, u, scale = yield from self._compose_with_destage(kv, prof, s, n, destage)
+                return q, 0, u, scale
+            if volumes:
+                return (yield from self._compose_with_iosq(kv, prof, s, n)), 0, 0.0, 1.0
+            q = yield _Compose(dict(kernel=kv, workload=prof, system=s, costs=self.costs,
+                                    io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n])))
+            return q, 0, 0.0, 1.0
+
+        if sys.dispatch_fraction < 1.0:   # the dispatch fraction each population's demand earns
+            picks = []
+            for n in clients_list:
+                picks.append((yield from self._compose_dispatched(one, sys, n)))
+        elif destage > 0.0:
             picks = []
             for n in clients_list:
                 q, u, scale = yield from self._compose_with_destage(kv, prof, sys, n, destage)
                 picks.append((q, 0, u, scale))
-        elif self.hardware.volumes is not None and prof.io_per_transaction > 0:
+        elif volumes:
             per = []
             for n in clients_list:
                 per.append((yield from self._compose_with_iosq(kv, prof, sys, n)))
