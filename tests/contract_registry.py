@@ -595,7 +595,7 @@ CASES: list[Case] = [
 
 #: Public callables that are not model functions, with the reason.
 EXEMPT = {
-    "channels.ChannelCard.command_rate_floor": "a catalog look-up by card name returning (rate, source card); no "
+    "channels.ChannelCard.rate_floor": "a catalog look-up by card name returning (rate, source card); no "
                                                "numeric input (an unknown name is refused by the catalog)",
     # result types: built by the functions above, whose to_frame() the contract test calls
     "*Result": "a result type, checked through the function that returns it",

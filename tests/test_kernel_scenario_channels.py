@@ -204,7 +204,9 @@ def test_an_open_load_beyond_the_volumes_is_carried_at_their_capacity():
     row = s.predict().iloc[0]
     css, _, disconnect = s._iosq_setup()
     cap = css.max_device_io_rate(4096, 1.0, disconnect)
-    assert 4 / 10e-3 < cap < 4 / 1e-3                    # a volume serves one I/O of 1 to 10 ms at a time
+    # at that rate each volume's one subchannel is busy all the time: 4 volumes / holding time
+    busy = css.device_busy_time(cap, 4096, 1.0, disconnect)
+    assert busy > disconnect and cap == pytest.approx(4 / busy, rel=1e-9)
     assert row["throughput"] == pytest.approx(cap, rel=1e-9)
     assert "device subchannels (IOSQ)" in row["saturated"] and math.isinf(row["response_time"])
     below = Scenario.from_dict(_with(hardware__volumes=4, workload__io_rate=0.9 * cap, workload__clients=None))

@@ -166,20 +166,22 @@ def _zhpf_vs_ficon(p) -> float:
                  / c.link(mode="command").max_io_rate(SMALL_BLOCK, 1.0))
 
 
-def _channel_duplex_mbps(card: str, per_io_card: str | None = None) -> Callable:
+def _channel_duplex_mbps(card: str) -> Callable:
     """Duplex data rate of one channel in transport mode, 1 MiB I/Os half reads half writes [MB/s].
 
     A card the catalog knows only by its link rate (no zHPF rate: IBM's measured rates of it are
-    validation figures) takes ``per_io_card``'s zHPF per-I/O time, the newest card with one (assumed:
-    a newer card is not slower per I/O). At 1 MiB per I/O it does not bind -- the link's two
-    directions do (bottleneck law, Lazowska et al. 1984, §5.2) -- so that prediction is the link's
-    full-duplex payload rate.
+    validation figures) takes the newest earlier card's zHPF per-I/O time
+    (:meth:`~zmodel.hardware.channels.ChannelCard.rate_floor`: a newer card is not slower per
+    I/O). At 1 MiB per I/O it does not bind -- the link's two directions do (bottleneck law,
+    Lazowska et al. 1984, §5.2) -- so that prediction is the link's full-duplex payload rate.
     """
     def f(p):
+        from zmodel.hardware.channels import ChannelCard
+
         c = _card(card)
-        extra = {} if per_io_card is None else {"transport_time": 1.0 / _card(per_io_card).zhpf_io_rate}
+        zhpf, _ = ChannelCard.rate_floor(card, "zhpf_io_rate")
         link = c.link(mode="transport", command_time=p["channels"]["ficon_command_time"]
-                      if math.isnan(c.command_io_rate) else None, **extra)
+                      if math.isnan(c.command_io_rate) else None, transport_time=1.0 / zhpf)
         return float(link.max_data_rate(LARGE_BLOCK, 0.5)) / 1e6
     return f
 
@@ -377,10 +379,10 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         _channel_duplex_mbps("FICON-Express8S")),
     "val.channels.zhpf-fex16s-seq-duplex-mbps": Predictor(
         _LINK_ONLY_DUPLEX.format(card="Express16S"), ("channels",),
-        _channel_duplex_mbps("FICON-Express16S", per_io_card="FICON-Express8S")),
+        _channel_duplex_mbps("FICON-Express16S")),
     "val.channels.zhpf-fex16splus-seq-duplex-mbps": Predictor(
         _LINK_ONLY_DUPLEX.format(card="Express16S+"), ("channels",),
-        _channel_duplex_mbps("FICON-Express16S+", per_io_card="FICON-Express8S")),
+        _channel_duplex_mbps("FICON-Express16S+")),
     "val.channels.fex4-feature-read-mbps": Predictor(
         "four FICON Express4 channels at 4 Gbit/s, 1 MiB reads: min(4 x channel data rate, feature bus rate)",
         (), lambda p: _feature_rate("FICON-Express4", 1.0) / 1e6),

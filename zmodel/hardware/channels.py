@@ -463,14 +463,14 @@ class ChannelCard:
                    ports=int(spec.get("ports", 0)), feature_rate=spec.get("feature_rate", math.inf))
 
     @classmethod
-    def command_rate_floor(cls, name: str, *, data_dir=None) -> tuple[float, str | None]:
-        """A lower bound of the command-mode I/O rate of a card the catalog has no figure for.
+    def rate_floor(cls, name: str, field: str = "command_io_rate", *, data_dir=None) -> tuple[float, str | None]:
+        """A lower bound of a card's I/O rate (``field``: command mode or zHPF) where the catalog has none.
 
         The catalog lists the cards in the order IBM introduced them; a later generation's
-        channel runs the FICON protocol at least as fast as the one it superseded (each
-        generation's own zHPF rate grows: 31000, 52000, 92000 I/O/s for Express4, Express8,
-        Express8S), so the newest earlier card with a published command-mode rate bounds it
-        from below. A reading, not a figure: the planner lists it among the assumptions.
+        channel runs a protocol at least as fast as the one it superseded (each generation's
+        own zHPF rate grows: 31000, 52000, 92000 I/O/s for Express4, Express8, Express8S), so
+        the newest earlier card with a rate bounds it from below. A reading, not a figure: the
+        planner lists it among the assumptions.
 
         Returns
         -------
@@ -480,19 +480,23 @@ class ChannelCard:
 
         Examples
         --------
-        >>> ChannelCard.command_rate_floor("FICON Express8")
+        >>> ChannelCard.rate_floor("FICON Express8")
         (14090.9, 'FICON-Express4')
-        >>> ChannelCard.command_rate_floor("FICON Express4")
+        >>> ChannelCard.rate_floor("FICON Express4")
         (14090.9, None)
+        >>> ChannelCard.rate_floor("FICON Express16S+", "zhpf_io_rate")
+        (92000.0, 'FICON-Express8S')
         """
         from zmodel.hardware import catalog
 
+        if field not in ("command_io_rate", "zhpf_io_rate"):
+            raise ValueError(f"field must be 'command_io_rate' or 'zhpf_io_rate', got {field!r}")
         own = cls.from_catalog(name, data_dir=data_dir)
-        if not math.isnan(own.command_io_rate):
-            return own.command_io_rate, None
+        if not math.isnan(getattr(own, field)):
+            return getattr(own, field), None
         order = catalog.names("channel_cards", data_dir=data_dir)
         for earlier in reversed(order[:order.index(own.name)]):
-            rate = cls.from_catalog(earlier, data_dir=data_dir).command_io_rate
+            rate = getattr(cls.from_catalog(earlier, data_dir=data_dir), field)
             if not math.isnan(rate):
                 return rate, earlier
         return math.nan, None

@@ -482,6 +482,13 @@ class Workload:
         return cls(kind, **{k: m[k] for k in cls.KEYS[1:] if m.get(k) is not None})
 
 
+def _disk_seconds(server, prof: WorkloadProfile) -> tuple[float, float]:
+    """Disk-seconds of one read and one write of ``prof`` on ``server`` (sequential or random) [s]."""
+    kind = "sequential" if prof.sequential else "random"
+    return tuple(float(np.asarray(server.demands(f"{kind}_{op}", prof.block_size)["disk"]))
+                 for op in ("read", "write"))
+
+
 def _channel_error_key(hw, message: str) -> str:
     """The ``[hardware]`` key a channel-subsystem error is about: the aliases, a card that does not
     fit the link (protocol, link rate), zHPF without a transport rate, else the card or the link."""
@@ -655,7 +662,7 @@ class Scenario:
         waited for. Without NVS a write waits for its RAID write on the disks.
         """
         from zmodel.hardware.storage import StorageServer
-        from zmodel.kernel.hypervisor import idle_guest_overhead, lpar_dispatch
+        from zmodel.kernel.hypervisor import idle_guest_overhead
 
         hw, hv, prof = self.hardware, self.hypervisor, self.profile()
         proc = self.processor()
@@ -664,10 +671,7 @@ class Scenario:
         disks, disk_time, ctrl, chan, paths = 1, 5e-3, 0.0, (0.0, 0.0, 0.0), hw.channels
         if hw.storage_server is not None:
             server = StorageServer.from_catalog(hw.storage_server)
-            op_r = "sequential_read" if prof.sequential else "random_read"
-            op_w = "sequential_write" if prof.sequential else "random_write"
-            d_r = float(np.asarray(server.demands(op_r, prof.block_size)["disk"]))
-            d_w = float(np.asarray(server.demands(op_w, prof.block_size)["disk"]))
+            d_r, d_w = _disk_seconds(server, prof)
             disks, ctrl = server.disk_count, server.hit_time
             rf, h = prof.read_fraction, prof.hit_ratio
             if server.nvs_size > 0:
@@ -682,19 +686,9 @@ class Scenario:
             css = self.channel_subsystem()
             chan = tuple(float(v) for v in np.ravel(css.link.demands(prof.block_size, prof.read_fraction)))
             paths = css.active_paths
-        physical = hv.physical_cpus if hv.physical_cpus is not None else float(proc.get("cpus", hw.cpus))
-        phi, overcommit = 1.0, 1.0
-        if hv.type == "lpar":
-            w = 1.0 if hv.weight is None else hv.weight
-            if w >= 1.0:
-                capacity = min(float(hw.cpus), physical)
-            else:
-                r = lpar_dispatch(physical, [w, 1.0 - w], [hw.cpus, max(1, int(math.ceil(physical)))],
-                                  [float(hw.cpus), float(max(1, int(math.ceil(physical))))])
-                capacity = float(np.asarray(r.achieved_capacity)[0])
-            phi = min(1.0, capacity / hw.cpus)
-            info.update(capacity=capacity)
-        elif hv.type == "zvm":
+        physical = self._physical_cpus()
+        share, overcommit = None, 1.0
+        if hv.type == "zvm":
             idle = hv.guests - hv.active_guests
             patch = "idle_tick_patch" in self.kernel.kernel.features
             with quiet_saturation():  # idle ticks beyond the machine: capacity left is ~0
@@ -705,8 +699,11 @@ class Scenario:
                                       f"{float(o.cpu_overhead):.3g} of {physical:g} CPUs")
             left = max(physical - float(o.cpu_overhead), 1e-9)
             share = (1.0 if hv.weight is None else hv.weight) * left / hv.active_guests
-            phi = max(min(1.0, share / hw.cpus), 1e-9)
             info.update(idle_tick_cpus=float(o.cpu_overhead), capacity=share)
+        # every logical CPU wanting to run: the lower bound _compose_dispatched starts from
+        phi = self._dispatched_fraction(float(hw.cpus), physical, share)
+        if hv.type == "lpar":
+            info.update(capacity=phi * hw.cpus)
         if phi < 1.0:
             overcommit = 1.0 / phi
         info.update(dispatch=phi)
@@ -721,63 +718,63 @@ class Scenario:
                            channel_paths=paths, highmem=False, devices=devices, cp_costs=cp)
         return sys, info
 
-    def _dispatch_rule(self):
-        """``wanted -> dispatched fraction`` (:meth:`_dispatched_fraction`) with the hypervisor's constants read once."""
-        capacity = self.system()[1].get("capacity")
-        return lambda wanted: self._dispatched_fraction(wanted, capacity)
+    def _physical_cpus(self) -> float:
+        """Physical CPUs under the hypervisor: ``hypervisor.physical_cpus``, else the processor's [CPUs]."""
+        hv = self.hypervisor
+        return hv.physical_cpus if hv.physical_cpus is not None \
+            else float(self.processor().get("cpus", self.hardware.cpus))
 
-    def _dispatched_fraction(self, wanted: float, share: float | None = None) -> float:
+    def _dispatched_fraction(self, wanted: float, physical: float, share: float | None) -> float:
         r"""Share of its runnable time a logical CPU of this image is dispatched, at a demand of ``wanted``.
 
         ``wanted`` is the mean number of the image's logical CPUs that want to run. The
-        hypervisor grants it a capacity :math:`C(	ext{wanted})`: for an LPAR
-        :func:`zmodel.kernel.hypervisor.lpar_dispatch` (the other partitions wanting their
-        whole share, as :meth:`system` assumes), for a z/VM guest :math:`\min(	ext{wanted},
-        	ext{share})`; the fraction is :math:`\min(1, C/	ext{wanted})`. An image that wants
+        hypervisor grants it a capacity :math:`C(\text{wanted})`: for an LPAR
+        :func:`zmodel.kernel.hypervisor.lpar_dispatch` on ``physical`` CPUs (the other
+        partitions wanting their whole share), for a z/VM guest :math:`\min(\text{wanted},
+        \text{share})`; the fraction is :math:`\min(1, C/\text{wanted})`. An image that wants
         less than its entitlement is never slowed (the rule of ``lpar_dispatch``: "an LPAR that
-        wants less than its share gets its demand").
+        wants less than its share gets its demand"). With every logical CPU wanting to run it is
+        the fraction :meth:`system` gives.
         """
         from zmodel.kernel.hypervisor import lpar_dispatch
 
         hw, hv = self.hardware, self.hypervisor
         wanted = min(max(float(wanted), 0.0), float(hw.cpus))
-        if wanted <= 0.0 or hv.type not in ("lpar", "zvm"):
+        if wanted <= 0.0:
             return 1.0
         if hv.type == "lpar":
             w = 1.0 if hv.weight is None else hv.weight
-            physical = hv.physical_cpus if hv.physical_cpus is not None else float(self.processor().get("cpus", hw.cpus))
             if w >= 1.0:
                 capacity = min(wanted, physical)
             else:
                 others = max(1, int(math.ceil(physical)))
                 r = lpar_dispatch(physical, [w, 1.0 - w], [hw.cpus, others], [wanted, float(others)])
                 capacity = float(np.asarray(r.achieved_capacity)[0])
+        elif hv.type == "zvm":
+            capacity = min(wanted, share)
         else:
-            capacity = min(wanted, float(self.system()[1]["capacity"] if share is None else share))
+            return 1.0
         return max(min(1.0, capacity / wanted), 1e-9)
 
-    def _compose_dispatched(self, one, sys: SystemConfig, clients: int):
+    def _compose_dispatched(self, one, sys: SystemConfig, clients: int, rule):
         r"""A population's composition with the dispatch fraction its own demand earns (a fixed point).
 
         :meth:`system` gives the fraction an image gets when all its logical CPUs want to run
-        (:math:`arphi_0`, a lower bound). The image wants :math:`W(arphi) =
-        	ext{cpus}\;u(arphi)` of them (:math:`u` the CPU station's busy fraction, stolen time
-        included), and the hypervisor then dispatches them :math:`arphi =
-        f(W(arphi))` of the time (:meth:`_dispatched_fraction`): the root of
-        :math:`f(W(arphi)) - arphi` in :math:`[arphi_0, 1]`, by regula falsi (1 when the
-        image at full speed wants less than it is granted). ``one(system, clients)`` is the
-        population's composition (a generator returning ``(result, index, U, scale)``), the
-        overcommit seen by lock holders :math:`1/arphi`. Until 2026-11-27 every image was
-        slowed to :math:`arphi_0`: an LPAR wanting 1.23 of its 1.6 entitled CPUs showed 12 %
-        steal.
+        (:math:`\varphi_0`, a lower bound). The image wants :math:`W(\varphi) =
+        \text{cpus}\;u(\varphi)` of them (:math:`u` the CPU station's busy fraction, stolen time
+        included), and the hypervisor then dispatches them :math:`\varphi = f(W(\varphi))` of
+        the time (``rule``, :meth:`_dispatched_fraction`): the root of :math:`f(W(\varphi)) -
+        \varphi` in :math:`[\varphi_0, 1]`, by regula falsi (1 when the image at full speed wants
+        less than it is granted). ``one(system, clients)`` is the population's composition (a
+        generator returning ``(result, U, scale)``, :meth:`_point_task`), the overcommit seen by
+        lock holders :math:`1/\varphi`. Until 2026-11-27 every image was slowed to
+        :math:`\varphi_0`: an LPAR wanting 1.0 of its 1.6 entitled CPUs showed 12 % steal.
         """
-        rule = self._dispatch_rule()
-
         def at(phi):
             s = dataclasses.replace(sys, dispatch_fraction=phi, overcommit=1.0 / phi)
             pick = yield from one(s, clients)
-            r, j, _, scale = pick
-            busy = float(np.ravel(np.asarray(r.cpu_utilization, dtype=float))[j]) * scale
+            r, _, scale = pick
+            busy = float(np.ravel(np.asarray(r.cpu_utilization, dtype=float))[0]) * scale
             return rule(sys.cpus * busy / phi) - phi, pick
 
         f_hi, pick_hi = yield from at(1.0)
@@ -790,7 +787,7 @@ class Scenario:
         _, pick = yield from _illinois(at, lo, f_lo, 1.0, f_hi, pick_hi, DISPATCH_TOLERANCE)
         return pick
 
-    def _destage_load(self, sys: SystemConfig | None = None, prof: WorkloadProfile | None = None) -> float:
+    def _destage_load(self, prof: WorkloadProfile | None = None) -> float:
         r"""Disk utilization the destage of fast writes adds per transaction per second [s].
 
         :math:`k = n_{io} (1 - f) D_w / \text{disks}`: every write is destaged (RAID-5: two reads
@@ -807,9 +804,8 @@ class Scenario:
         server = StorageServer.from_catalog(hw.storage_server)
         if server.nvs_size <= 0:
             return 0.0
-        op_w = "sequential_write" if prof.sequential else "random_write"
-        d_w = float(np.asarray(server.demands(op_w, prof.block_size)["disk"]))
-        return prof.io_per_transaction * (1.0 - prof.read_fraction) * d_w / server.disk_count
+        return prof.io_per_transaction * (1.0 - prof.read_fraction) * _disk_seconds(server, prof)[1] \
+            / server.disk_count
 
     def channel_link(self):
         """The channel of every path: the link catalog's (store channel times), or the card at the link's rate.
@@ -845,7 +841,7 @@ class Scenario:
             # no published command-mode rate (FICON Express8 on): the superseded card's as a floor,
             # not the store's per-I/O time of the channels the WAVV 2008 deck measured (9000 I/O/s,
             # which made an upgrade from FICON Express4's 14091 I/O/s lose a third of a channel)
-            rate, _ = ChannelCard.command_rate_floor(card.name)
+            rate, _ = ChannelCard.rate_floor(card.name)
             command_time = link.command_time if math.isnan(rate) else 1.0 / rate
         else:
             command_time = None
@@ -942,7 +938,7 @@ class Scenario:
         if card is not None:
             from zmodel.hardware.channels import ChannelCard
 
-            if self.hardware.zhpf or not math.isnan(ChannelCard.command_rate_floor(card)[0]):
+            if self.hardware.zhpf or not math.isnan(ChannelCard.rate_floor(card)[0]):
                 return ()  # the card's own catalog rates (or an earlier card's floor), no store parameter
         return self._link_parameters()
 
@@ -992,7 +988,7 @@ class Scenario:
         if card is not None and not self.hardware.zhpf and self.profile().io_per_transaction > 0:
             from zmodel.hardware.channels import ChannelCard
 
-            _, source = ChannelCard.command_rate_floor(card)
+            _, source = ChannelCard.rate_floor(card)
             if source is not None:   # a catalog reading, not a figure of this card
                 out.append(f"{ChannelCard.from_catalog(card).name}.command_io_rate (floor: {source}'s)")
         if self.hardware.channel is not None and self.profile().io_per_transaction > 0 \
@@ -1024,6 +1020,11 @@ class Scenario:
             clients_list = [prof.clients]
         saturated = info.pop("saturated", "")
         extra = ", ".join(f"{k}={v:.4g}" for k, v in info.items() if k not in ("dispatch",))
+        physical, share = self._physical_cpus(), info.get("capacity") if self.hypervisor.type == "zvm" else None
+
+        def rule(wanted):   # the dispatched fraction at a demand of `wanted` logical CPUs
+            return self._dispatched_fraction(wanted, physical, share)
+
         if self.workload.io_rate is not None:
             rate = self.workload.io_rate / prof.io_per_transaction
             if sys.dispatch_fraction < 1.0:
@@ -1031,7 +1032,7 @@ class Scenario:
                 # image wants W1 = rate x D_cpu logical CPUs, at phi W1 / phi; phi = f(W1 / phi) by bisection
                 full = dataclasses.replace(sys, dispatch_fraction=1.0, overcommit=1.0)
                 r1 = yield from self._open_operating_point(kv, prof, full, rate)
-                wanted, rule = rate * float(np.ravel(r1.cpu_demand)[0]), self._dispatch_rule()
+                wanted = rate * float(np.ravel(r1.cpu_demand)[0])
                 lo, hi = sys.dispatch_fraction, 1.0
                 if rule(wanted) >= 1.0:
                     lo = 1.0
@@ -1047,33 +1048,26 @@ class Scenario:
                            saturated="; ".join(v for v in (saturated, row["saturated"]) if v))
             row["assumed"] = "" if numeric else ", ".join(self.assumed())
             return [row]
-        destage = self._destage_load(sys, prof)
+        destage = self._destage_load(prof)
         volumes = self.hardware.volumes is not None and prof.io_per_transaction > 0
 
-        def one(s, n):   # one population's composition on system s
-            if destage > 0.0:
-                q, u, scale = yield from self._compose_with_destage(kv, prof, s, n, destage)
-                return q, 0, u, scale
+        def plain(s, n):   # one population's composition on system s (with its IOSQ fixed point)
             if volumes:
-                return (yield from self._compose_with_iosq(kv, prof, s, n)), 0, 0.0, 1.0
-            q = yield _Compose(dict(kernel=kv, workload=prof, system=s, costs=self.costs,
-                                    io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n])))
-            return q, 0, 0.0, 1.0
+                return (yield from self._compose_with_iosq(kv, prof, s, n))
+            return (yield _Compose(dict(kernel=kv, workload=prof, system=s, costs=self.costs,
+                                        io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n]))))
 
-        if sys.dispatch_fraction < 1.0:   # the dispatch fraction each population's demand earns
+        def one(s, n):   # ... and with the destage of its fast writes: (result, U, scale)
+            if destage > 0.0:
+                return (yield from self._compose_with_destage(plain, s, n, destage))
+            return (yield from plain(s, n)), 0.0, 1.0
+
+        if sys.dispatch_fraction < 1.0 or destage > 0.0 or volumes:   # a fixed point per population
             picks = []
             for n in clients_list:
-                picks.append((yield from self._compose_dispatched(one, sys, n)))
-        elif destage > 0.0:
-            picks = []
-            for n in clients_list:
-                q, u, scale = yield from self._compose_with_destage(kv, prof, sys, n, destage)
+                q, u, scale = yield from (self._compose_dispatched(one, sys, n, rule) if sys.dispatch_fraction < 1.0
+                                          else one(sys, n))
                 picks.append((q, 0, u, scale))
-        elif volumes:
-            per = []
-            for n in clients_list:
-                per.append((yield from self._compose_with_iosq(kv, prof, sys, n)))
-            picks = [(q, 0, 0.0, 1.0) for q in per]
         else:
             r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
                                     io_scheduler=self.kernel.io_scheduler, clients=np.asarray(clients_list)))
@@ -1105,8 +1099,7 @@ class Scenario:
             row["assumed"] = assumed
         return rows
 
-    def _compose_with_destage(self, kv: KernelVersion, prof: WorkloadProfile, sys: SystemConfig, clients: int,
-                              load: float):
+    def _compose_with_destage(self, plain, sys: SystemConfig, clients: int, load: float):
         r""":func:`compose` at one population with the disks shared with the destage of the fast writes.
 
         The writes complete in the storage server's cache and NVS; their destage (``load`` =
@@ -1118,7 +1111,8 @@ class Scenario:
         as :math:`U` grows: one root in :math:`[0, k X(0)]`, regula falsi). Without read
         misses the destage only bounds the rate: :math:`X \le 1/k` (the NVS fills and
         throttles the writes, :meth:`zmodel.hardware.storage.StorageServer.nvs`). With
-        ``hardware.volumes`` each composition carries its IOSQ fixed point.
+        ``hardware.volumes`` each composition carries its IOSQ fixed point (``plain(system,
+        clients)``, a generator returning the composition, :meth:`_point_task`).
 
         Returns ``(result, U, scale)``: the composition, the destage utilization and the factor
         that caps its throughput (1 unless the destage bounds it). A generator of requests
@@ -1127,18 +1121,14 @@ class Scenario:
         base, n = sys.disk_time, int(clients)
 
         def run(u):
-            s = dataclasses.replace(sys, disk_time=base / (1.0 - u)) if u > 0.0 else sys
-            if self.hardware.volumes is not None:
-                r = yield from self._compose_with_iosq(kv, prof, s, n)
-            else:
-                r = yield _Compose(dict(kernel=kv, workload=prof, system=s, costs=self.costs,
-                                        io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n])))
+            r = yield from plain(dataclasses.replace(sys, disk_time=base / (1.0 - u)) if u > 0.0 else sys, n)
             return r, float(np.ravel(r.throughput)[0])
 
         r0, x0 = yield from run(0.0)
         if base <= 0.0 or load * x0 <= 0.0:   # no read waits on the disks: the destage bounds the rate
             u = load * x0
             return r0, min(u, 1.0), (1.0 / u if u > 1.0 else 1.0)
+
         def excess(u):   # U = k X(U): the root is where the destage the throughput makes is U
             r, x = yield from run(u)
             return load * x - u, r
@@ -1250,7 +1240,7 @@ class Scenario:
         chan = np.asarray(sys.channel_demands) * prof.io_per_transaction
         # the disks serve the read misses and the destage of the fast writes (_destage_load, per
         # transaction/s: k disks-worth of utilization, k x disks disk-seconds); only the misses wait
-        destage = self._destage_load(sys, prof) * sys.disks
+        destage = self._destage_load(prof) * sys.disks
         stations = [(r.cpu_demand, sys.cpus), (chan[0], sys.channel_paths), (chan[1], sys.channel_paths),
                     (chan[2], sys.channel_paths), (r.disk_demand + destage, sys.disks)]
         names = ("cpu", "channel processor", "channel link (inbound)", "channel link (outbound)", "disk")
