@@ -564,3 +564,70 @@ def test_servers_per_network_hand_case_and_errors():
         mva([[1.0], [2.0], [3.0]], 2, servers=[[1], [2]])
     with pytest.raises(ValueError, match="rate_multipliers"):
         mva([1.0], 2, servers=[[1], [2]], rate_multipliers={0: [1.0, 1.0]})
+
+
+# --------------------------------------------------------------------------- replicated queues (copies)
+
+@pytest.mark.parametrize("D,N,Z,servers,copies", [
+    ([Fr(3, 10), Fr(4, 5)], 7, Fr(1, 5), [1, 1], [1, 4]),            # plain path
+    ([Fr(3, 10), Fr(4, 5), Fr(1, 20)], 9, Fr(1, 5), [3, 1, 1], [1, 6, 2]),  # beside a 3-server station
+    ([Fr(1, 10), 2], 12, 0, [2, 1], [1, 8]),                         # the disks the bottleneck
+])
+def test_copies_equal_the_expanded_stations_by_buzen(D, N, Z, servers, copies):
+    # m identical queues of demand D/m each, written out station by station, solved by
+    # Buzen's convolution in exact rationals; the summed queue length is the station's
+    flatD, flatS, owner = [], [], []
+    for k, (d, c, m) in enumerate(zip(D, servers, copies)):
+        for _ in range(m):
+            flatD.append(Fr(d) / m)
+            flatS.append(c)
+            owner.append(k)
+    X, Q = buzen_exact(flatD, N, Z, flatS)
+    r = mva([float(d) for d in D], N, think_time=float(Z), servers=servers, copies=copies)
+    assert r.throughput == pytest.approx(float(X), rel=1e-12)
+    want = [float(sum(q for q, o in zip(Q, owner) if o == k)) for k in range(len(D))]
+    assert r.queue_length == pytest.approx(want, rel=1e-11)
+    # utilization of one copy: X D / m
+    for k, m in enumerate(copies):
+        if servers[k] == 1:
+            assert r.utilization[k] == pytest.approx(float(X * Fr(D[k]) / m), rel=1e-12)
+
+
+def test_copies_hand_case_and_pooling_contrast():
+    # two queues sharing D = 2 s (1 s each), two jobs: placements (2,0), (1,1), (0,2) are
+    # equally likely (equal demands), so each queue is busy 2/3 and X = (2/3)/(1 s) = 2/3.
+    # Two pooled servers would never queue two jobs: X = 2 / 2 s = 1.
+    assert mva([2.0], 2, copies=2).throughput == pytest.approx(2 / 3, rel=1e-15)
+    assert mva([2.0], 2, servers=2).throughput == pytest.approx(1.0, rel=1e-15)
+    # copies = 1 is the plain station, bit for bit
+    a = mva([0.2, 0.5], 30, 0.1, servers=[2, 1])
+    b = mva([0.2, 0.5], 30, 0.1, servers=[2, 1], copies=[1, 1])
+    assert a.throughput == b.throughput and np.array_equal(a.queue_length, b.queue_length)
+    # per-network copies: a batch solves each row as alone
+    r = mva([0.4, 0.6], 5, servers=[1, 1], copies=[[1, 1], [1, 3]])
+    assert r.throughput[1] == mva([0.4, 0.6], 5, copies=[1, 3]).throughput
+
+
+def test_copies_at_a_huge_population_saturate_at_m_over_d():
+    # N = 100000 jobs, a CPU of 1 ms (bound 1000/s) and 64 disks sharing 0.32 s (bound
+    # 64 / 0.32 = 200/s): the disks bound it (Lazowska 1984 §5.2). By hand, m symmetric
+    # queues holding n jobs are each busy 1 - (m-1)/(n+m-1) of the time (the placements
+    # of n jobs on m queues with one queue empty, over all placements), so X = 200 n/(n+63);
+    # the CPU at U = 0.2 holds 0.2/0.8 = 0.25 jobs, n = N - 0.25
+    r = mva([0.001, 0.32], 100_000, servers=[1, 1], copies=[1, 64])
+    n = 100_000 - 0.25
+    assert r.throughput == pytest.approx(200 * n / (n + 63), rel=1e-7)
+    assert np.isfinite(r.queue_length).all()
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(servers=[2, 1], copies=[2, 1]), "copies > 1 is only for single-server stations"),
+    (dict(copies=[0, 1]), "copies must be a positive integer"),
+    (dict(copies=[1.5, 1]), "copies must be a positive integer"),
+    (dict(copies=[math.inf, 1]), "copies must be a positive integer"),
+    (dict(copies=[1, 1, 1]), "copies must be a scalar or have one entry per station"),
+    (dict(copies=[1, 2], rate_multipliers={0: [1.0] * 5}), "cannot be combined with rate_multipliers"),
+])
+def test_copies_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        mva([0.1, 0.2], 4, **kwargs)

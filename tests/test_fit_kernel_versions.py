@@ -114,7 +114,8 @@ def test_residual_tolerances(result):
 @pytest.mark.xfail(strict=True, reason=(
     "2026-11-27, counts as read (no per-benchmark multipliers), hand-off locks, segments per request, "
     "the dcache lock, WebSphere on LinuxThreads: the OSDL pairs miss the issue-5 tolerances -- DBT-2 "
-    "cached 11.3 vs 20, ReAIM 6.5 / 25.7 vs 9.75 / 27.78, SPECjAppServer 8.7 / 23.0 vs 7 / 14, SPECjbb2000 "
+    "cached 6.9 vs 20 (11.3 until its 12 disks became separate queues, 2026-11-27), ReAIM 6.5 / 25.7 vs "
+    "9.75 / 27.78, SPECjAppServer 8.7 / 23.0 vs 7 / 14, SPECjbb2000 "
     "5.2 / 5.9 vs 6 / 8 (SPECweb99 25.6 / 33.4 vs 26 / 35 within them); the targets stay"))
 def test_osdl_pairs_within_the_issue_tolerances(result):
     res = result.to_frame("residuals").set_index("id")

@@ -397,3 +397,27 @@ def test_open_load_random_write_by_hand():
     r = s.open_load(lam, "random_write", size)
     assert r.response_time == pytest.approx(0.25e-3 + r_link, rel=1e-12)
     assert r.backend_utilization == pytest.approx(lam * 4 / 128 * es, rel=1e-9)
+
+
+def test_random_read_misses_wait_at_their_own_disk():
+    """Each miss waits at the disk that holds its block: ``disk_count`` single-server queues.
+
+    Checked against the same network written out disk by disk (every disk its own station of
+    demand D_disk / disk_count, exact MVA with single servers), and against the pooled reading
+    it replaced: one 128-server station, which at 256 threads carries more than the disks can
+    when each request has one disk to go to. Until 2026-11-27 the disks were that pool.
+    """
+    from zmodel.queueing import mva
+
+    s = StorageServer.from_catalog("ESS-F20")
+    d = s.demands("random_read", 4096, 0.0)
+    link, disk, k = float(d["link"]), float(d["disk"]), s.disk_count
+    threads = [1, 16, 64, 256]
+    r = s.closed_load(threads, "random_read", 4096)
+    spelled = mva([s.hit_time, link] + [disk / k] * k, population=threads,
+                  servers=[math.inf, s.links] + [1] * k)
+    assert np.asarray(r.throughput) == pytest.approx(np.asarray(spelled.throughput), rel=1e-12)
+    # one thread never queues: X = 1 / (hit + link + disk)
+    assert float(np.asarray(r.throughput)[0]) == pytest.approx(1 / (s.hit_time + link + disk), rel=1e-12)
+    pooled = mva([s.hit_time, link, disk], population=256, servers=[math.inf, s.links, k])
+    assert float(np.asarray(r.throughput)[-1]) < 0.8 * float(pooled.throughput)

@@ -247,7 +247,15 @@ def test_anticipatory_bounded_by_gate_on_storage_server():
     assert np.all(x <= 1 / g * (1 + 1e-9))
     assert x[-1] == pytest.approx(1 / g, rel=0.02)          # gate saturated at heavy load
     d = np.asarray(scheduler_throughput("deadline", [64, 256, 1024], dev, z).throughput)
-    assert np.all(d >= x) and d[-1] == pytest.approx(128 / 8e-3, rel=0.02)
+    # the 128 spindles are separate queues: with n requests at them each is busy n/(n + 127)
+    # (by hand: the placements of n requests on 128 queues with one queue empty, over all), so
+    # X = 16000 n/(n + 127) with n = 1024 - X z at the disks (z = 0.2 ms: 2.8 readers think);
+    # the thinking readers' count varies, so the fixed point is an approximation (rel 1e-3)
+    xd = 16000.0
+    for _ in range(50):
+        n = 1024 - xd * z
+        xd = 16000.0 * n / (n + 127)
+    assert np.all(d >= x) and d[-1] == pytest.approx(xd, rel=1e-3)
 
 
 @settings(max_examples=40, deadline=None)

@@ -57,7 +57,9 @@ descriptions: the seeds print no path lengths) and the systems' disk/channel par
 
 What the composition does not explain (reported, tested as targets that fail): with the counts
 as read, the shared costs fit SPECweb99 within 5 %, SPECjbb2000, ReAIM 8-way and decision support
-within ~30 %, but give DBT-2 cached 11 % for 20 and SPECjAppServer 9 / 23 % for 7 / 14 (its
+within ~30 %, but give DBT-2 cached 7 % for 20 (11 % until 2026-11-27, when its 12 disks became
+separate queues instead of one pool: its log writes now queue at their disk) and SPECjAppServer
+9 / 23 % for 7 / 14 (its
 8-way gain is over-predicted by the O(1) scheduler term: 50 threads at 4 switches per
 transaction on the 2.4 runqueue lock); DBT-2 non-cached (+8.64 %) -- the model is I/O bound on
 the 12 disks there, so no kernel path shortens it (predicted ~0 %). The 2.4 runqueue hold the rows

@@ -1051,8 +1051,9 @@ class StorageServer:
         Random reads: a closed network (Lazowska et al. 1984, ch. 6, exact MVA via
         :func:`zmodel.queueing.mva`) with three stations: the controller (delay,
         ``hit_time``), the links (``links`` servers, demand ``size/link_data_rate``),
-        the disks (``disk_count`` servers, demand = disk-seconds per request, misses
-        only). Writes are fast writes and sequential reads are pre-staged into cache
+        the disks (``disk_count`` identical single-server queues sharing the
+        disk-seconds per request evenly, misses only: a miss waits at the disk that
+        holds its block, as in :meth:`open_load`). Writes are fast writes and sequential reads are pre-staged into cache
         ahead of the requester: the requesters cycle through controller and links
         only (MVA over those two), and the long-run rate is capped by the back-end
         capacity ``disk_count / D_disk`` — when writes arrive faster than the destage,
@@ -1081,8 +1082,10 @@ class StorageServer:
             u_link = x * link / self.links
             u_disk = x * disk / self.disk_count
         else:  # the disks are a third station (zero demand when every read hits)
+            # each miss waits at the disk that holds its block: ``disk_count`` single-server
+            # queues sharing the demand (mva's copies), not one pool any idle disk could serve
             r = mva(np.stack(front + [disk], axis=-1), population=n, think_time=think_time,
-                    servers=[math.inf, self.links, self.disk_count])
+                    servers=[math.inf, self.links, 1], copies=[1, 1, self.disk_count])
             x = np.asarray(r.throughput, dtype=float)
             resp = np.asarray(r.response_time, dtype=float)
             u = np.asarray(r.utilization)

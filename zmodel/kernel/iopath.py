@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zmodel.hardware.storage import Disk, StorageServer
-from zmodel.queueing import machine_repairman, mva
+from zmodel.queueing import mva
 from zmodel.queueing._params import param
 from zmodel.queueing._result import Result
 from zmodel.conventions import (
@@ -287,8 +287,10 @@ def unplug_throughput(population, devices, scope, *, cpus=1, cpu_time=20e-6, dev
     * processors: ``cpus`` servers, demand ``cpu_time``;
     * plug lock: global scope — one server, demand
       :math:`t_\ell + D\,t_w` (all :math:`D` queues walked); per-backing-dev scope —
-      one lock per queue (:math:`D` servers), demand :math:`t_\ell + t_w`;
-    * devices: :math:`D` servers, demand ``device_time`` (omitted when 0).
+      one lock per queue (:math:`D` single-server queues sharing the demand
+      :math:`t_\ell + t_w`: a request takes its own queue's lock, :func:`mva`'s copies);
+    * devices: :math:`D` single-server queues sharing the demand ``device_time``
+      (a request waits at its own device; omitted when 0).
 
     The global lock bounds the throughput by :math:`1/(t_\ell + D t_w)`, which falls
     as devices are added — the "performance and scalability issue" of the seed paper
@@ -322,15 +324,17 @@ def unplug_throughput(population, devices, scope, *, cpus=1, cpu_time=20e-6, dev
     visited = d if scope == "global" else 1
     hold = t_l + visited * t_w
     demands = [t_cpu, hold]
-    servers = [c, 1 if scope == "global" else d]
+    servers = [c, 1]
+    copies = [1, 1 if scope == "global" else d]
     if t_dev > 0:
         demands.append(t_dev)
-        servers.append(d)
+        servers.append(1)
+        copies.append(d)
     if hold == 0:
-        demands[1], servers[1] = 0.0, math.inf
-    r = mva(demands, population=n, servers=servers)
+        demands[1], servers[1], copies[1] = 0.0, math.inf, 1
+    r = mva(demands, population=n, servers=servers, copies=copies)
     x = np.asarray(r.throughput, dtype=float)
-    u_lock = x * hold / servers[1] if math.isfinite(servers[1]) else np.zeros_like(x)
+    u_lock = x * hold / copies[1] if math.isfinite(servers[1]) else np.zeros_like(x)
     return UnplugResult(throughput=x,
                         response_time=np.asarray(r.response_time, dtype=float),
                         lock_utilization=u_lock,
@@ -872,10 +876,10 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     mean is :math:`E[\min(Z, 20\,\mathrm{ms})]`. A reader that thinks too long is served
     as by deadline (the same elevator, ``as_choose_req``).
 
-    **Storage server** (``spindles`` > 1): a multi-server station of ``spindles``
-    servers and demand ``service_time`` (pooled; host ordering and file sizes have no
-    effect), the finite-source M/M/c//N queue
-    (:func:`zmodel.queueing.machine_repairman`). The anticipatory scheduler adds a
+    **Storage server** (``spindles`` > 1): ``spindles`` single-server queues sharing
+    the demand ``service_time`` (a request waits at the spindle that holds its block;
+    host ordering and file sizes have no effect), exact MVA (:func:`zmodel.queueing.mva`
+    with ``copies``). The anticipatory scheduler adds a
     single-server *dispatch gate* held :math:`E[\min(Z, w)]` per read, during which no
     other reader's request is dispatched (the one-moving-head assumption, ibmsj "I/O");
     the reader thinks while it holds the gate. At heavy load :math:`X_{AS} \to
@@ -985,10 +989,9 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     else:
         s = device.service_time
         if anticipates and hold > 0:
-            r = mva([hold, s], population=flat, think_time=max(z - hold, 0.0), servers=[1, m])
+            r = mva([hold, s], population=flat, think_time=max(z - hold, 0.0), copies=[1, m])
         else:
-            # one multi-server station with think time: M/M/c//N, closed form (same as MVA)
-            r = machine_repairman(flat, z, s, m)
+            r = mva([s], population=flat, think_time=z, copies=m)
         x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
         busy = x * s / m
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1197,30 +1197,56 @@ class Scenario:
         demands of :func:`compose` depend on its population. For an open load that population is
         not an input: it is the number in the system, :math:`N = \lambda R` (Little's law), i.e.
         the smallest population whose composition (without think time) completes ``rate``
-        transactions per second: doubled from 1 until it does, then bisected. Where no population
-        up to the peak of the throughput curve (or :data:`OPEN_POPULATION_MAX`) reaches ``rate``,
-        the peak's composition is used (the load saturates a station there). Until 2026-11-27 the
-        file's ``clients`` (or the kind's preset) was used, so the answer to an open load moved
-        with a key it says it ignores.
+        transactions per second: doubled from 1 until it does, then bisected. Where the throughput
+        falls before reaching ``rate`` (lock contention past the peak), the peak lies between the
+        population before the last rise and the first fall: it is found there by ternary search (the
+        throughput curve taken unimodal), and the crossing, if the peak reaches ``rate``, by
+        bisection below it (until 2026-11-27 the last doubled population was taken for the peak,
+        and a rate the curve reaches between two doublings was carried at the wrong demands). Where
+        no population up to the peak (or :data:`OPEN_POPULATION_MAX`) reaches ``rate``, the peak's
+        composition is used (the load saturates a station there). Until 2026-11-27 the file's
+        ``clients`` (or the kind's preset) was used, so the answer to an open load moved with a key
+        it says it ignores.
 
         A generator of :class:`_Compose` requests (see :func:`_drive`).
         """
         p = dataclasses.replace(prof, think_time=0.0)
+        seen = {}
 
         def at(n):
-            r = yield _Compose(dict(kernel=kv, workload=dataclasses.replace(p, clients=int(n)), system=sys,
-                                    costs=self.costs, io_scheduler=self.kernel.io_scheduler))
-            return r, float(np.ravel(r.throughput)[0])
+            if n not in seen:
+                r = yield _Compose(dict(kernel=kv, workload=dataclasses.replace(p, clients=int(n)), system=sys,
+                                        costs=self.costs, io_scheduler=self.kernel.io_scheduler))
+                seen[n] = (r, float(np.ravel(r.throughput)[0]))
+            return seen[n]
 
-        n, lo, best = 1, 0, None
+        n, lo, prev = 1, 0, 0
         while True:
             r, x = yield from at(n)
             if x >= rate:
                 hi, r_hi = n, r
                 break
-            if (best is not None and x <= best[1]) or n >= OPEN_POPULATION_MAX:
-                return best[0] if best is not None and best[1] > x else r   # the peak: saturated
-            best, lo = (r, x), n
+            if lo > 0 and x <= seen[lo][1]:
+                # past the peak: it lies in (prev, n); ternary search on the unimodal curve
+                a, b = prev + 1, n - 1
+                while b - a > 2:
+                    m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+                    if (yield from at(m1))[1] < (yield from at(m2))[1]:
+                        a = m1 + 1
+                    else:
+                        b = m2
+                n_pk = a
+                for m in range(a, b + 1):
+                    if (yield from at(m))[1] > seen[n_pk][1]:
+                        n_pk = m
+                r_pk, x_pk = seen[n_pk]
+                if x_pk < rate:
+                    return r_pk   # the peak: saturated
+                lo, hi, r_hi = prev, n_pk, r_pk
+                break
+            if n >= OPEN_POPULATION_MAX:
+                return r
+            prev, lo = lo, n
             n = min(2 * n, OPEN_POPULATION_MAX)
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -1265,12 +1291,15 @@ class Scenario:
                           / prof.io_per_transaction)
         carried = min(lam, cap)  # transactions per second the system completes
         utils, times = [], []
-        for d, c in stations:
+        for name, (d, c) in zip(names, stations):
             if d <= 0:
                 utils.append(0.0)
                 times.append(0.0)
                 continue
-            times.append((yield _Mmc(lam, float(d), int(c))))
+            # a request waits at the disk that holds its block: the disks are c M/M/1 queues at
+            # 1/c of the load each (as compose's copies), the paths and CPUs pooled servers
+            separate = name == "disk"
+            times.append((yield _Mmc(lam / c if separate else lam, float(d), 1 if separate else int(c))))
             utils.append(min(1.0, carried * float(d) / c))  # at the carried load
         # the card's data path moves the bytes while the link does (ChannelSubsystem.response_time):
         # the transfer takes the longer of the two, not their sum

@@ -1161,7 +1161,8 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     -----
     Closed network, exact MVA (Lazowska et al. 1984, §6.4, Algorithm 6.1) with stations:
     CPU (``cpus`` servers), channel processor / inbound / outbound link
-    (``channel_paths`` servers each), disks (``disks`` servers), and delays for the
+    (``channel_paths`` servers each), disks (``disks`` single-server queues sharing the
+    disk demand: a request waits at the disk holding its block), and delays for the
     storage controller and other tiers; think time Z. The CPU demand per transaction is
 
     .. math::
@@ -1643,9 +1644,13 @@ def _compose_all(calls) -> list[SystemResult]:
     ctrl = col([p.ctrl for p in preps])
     ext = col([p.w.external_delay for p in preps])
     handoff = col([p.c.handoff.spinlock_handoff for p in preps])
-    servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, p.s.disks,
+    servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, 1.0,
                                    math.inf, math.inf] for p in preps]), sizes, axis=0)
     servers[:, 0] = ncpu
+    # the disks: one single-server queue per disk sharing the demand (a request waits at the
+    # disk that holds its block), not a pool of servers any request could use
+    copies = np.ones((B, 7), dtype=np.int64)
+    copies[:, 4] = np.repeat(np.array([p.s.disks for p in preps], dtype=np.int64), sizes)
     # the global locks: per network, acquisitions, hold, wasted CPU under overcommit (NaN: none)
     slots = max((len(p.locks) for p in preps), default=0)
     lock_acq = np.full((slots, B), np.nan)
@@ -1768,7 +1773,7 @@ def _compose_all(calls) -> list[SystemResult]:
         q_used = spin_total[ix]
         dd = disk_base[ix] + antic[ix] * u_disk[ix]
         demands = np.stack([dc, other[ix, 0], other[ix, 1], other[ix, 2], dd, ctrl[ix], ext[ix]], axis=-1)
-        r = mva(demands, pop[ix], think_time[ix], servers=servers[ix])
+        r = mva(demands, pop[ix], think_time[ix], servers=servers[ix], copies=copies[ix])
         x[ix] = r.throughput
         ut = np.atleast_2d(np.asarray(r.utilization, dtype=float))
         util[ix] = ut

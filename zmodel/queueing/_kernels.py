@@ -29,12 +29,13 @@ _QUEUE, _DELAY, _MULTI = 0, 1, 2
 
 
 @_jit
-def _plain_network(D, Z, npop, kind, qidx, nqueue, q, r, scratch):
+def _plain_network(D, Z, npop, kind, qidx, nqueue, inv_m, q, r, scratch):
     """Exact single-class MVA of one network of single-server and delay stations.
 
     ``qidx[:nqueue]`` lists the single-server stations; the others are delays (their
-    demand adds to the think time). Writes queue lengths into ``q`` and residence
-    times into ``r``; returns X(N).
+    demand adds to the think time). ``inv_m[k]`` is 1 / copies of station ``k``: a
+    station of m identical queues sharing its demand evenly has R = D (1 + Q / m).
+    Writes queue lengths into ``q`` and residence times into ``r``; returns X(N).
     """
     K = D.shape[0]
     zd = Z
@@ -47,7 +48,7 @@ def _plain_network(D, Z, npop, kind, qidx, nqueue, q, r, scratch):
         for n in range(1, npop + 1):
             s = zd
             for k in range(K):
-                rk = D[k] * (1.0 + q[k])
+                rk = D[k] * (1.0 + q[k] * inv_m[k])
                 scratch[k] = rk
                 s += rk
             x = n / s
@@ -58,7 +59,7 @@ def _plain_network(D, Z, npop, kind, qidx, nqueue, q, r, scratch):
             s = zd
             for i in range(nqueue):
                 k = qidx[i]
-                rk = D[k] * (1.0 + q[k])
+                rk = D[k] * (1.0 + q[k] * inv_m[k])
                 scratch[k] = rk
                 s += rk
             x = n / s
@@ -76,14 +77,16 @@ def _plain_network(D, Z, npop, kind, qidx, nqueue, q, r, scratch):
 
 
 @_jit
-def _ld_network(D, Z, npop, kind, c_of, q, r):
+def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
     """Exact single-class MVA of one network that has multi-server stations.
 
     Throughputs come from a normalised convolution (all terms positive, so no
     cancellation); for each multi-server station ``t`` one pass puts ``t`` last, so that
     the partial network before it is the complement network and gives the marginal
     probabilities p_t(j|n), j < c, as ratios of positive quantities. The mean queue
-    length then follows the load-dependent MVA recursion of Reiser & Lavenberg.
+    length then follows the load-dependent MVA recursion of Reiser & Lavenberg. A
+    single-server station of ``copies[k]`` = m identical queues enters the convolution
+    as m factors 1 / (1 - (D/m) z) and its queue follows R = D (1 + Q / m).
     Returns X(N).
     """
     K = D.shape[0]
@@ -94,15 +97,18 @@ def _ld_network(D, Z, npop, kind, c_of, q, r):
         q[k] = 0.0
         if kind[k] == _DELAY:
             zd += D[k]
+        elif kind[k] == _QUEUE:
+            nq += copies[k]
         else:
             nq += 1
-            if kind[k] == _MULTI and c_of[k] > cmax:
+            if c_of[k] > cmax:
                 cmax = c_of[k]
     W = cmax + 1
     gam = np.empty((nq + 1, W))
     h = np.empty(nq + 1)
     xs = np.zeros(W)
     order = np.empty(nq, np.int64)
+    dem = np.empty(nq)
     x = 0.0
     first = True
     for t in range(K):
@@ -110,10 +116,17 @@ def _ld_network(D, Z, npop, kind, c_of, q, r):
             continue
         pos = 0
         for k in range(K):
-            if kind[k] != _DELAY and k != t:
+            if kind[k] == _QUEUE:
+                for _ in range(copies[k]):
+                    order[pos] = k
+                    dem[pos] = D[k] / copies[k]
+                    pos += 1
+            elif kind[k] == _MULTI and k != t:
                 order[pos] = k
+                dem[pos] = D[k]
                 pos += 1
         order[nq - 1] = t
+        dem[nq - 1] = D[t]
         for i in range(nq + 1):
             for w in range(W):
                 gam[i, w] = 1.0 if w == 0 else 0.0
@@ -127,7 +140,7 @@ def _ld_network(D, Z, npop, kind, c_of, q, r):
             h[0] = hprev
             for p in range(1, nq + 1):
                 st = order[p - 1]
-                d = D[st]
+                d = dem[p - 1]
                 if kind[st] == _QUEUE:
                     hv = hprev + d * gam[p, prev]
                 else:
@@ -159,7 +172,7 @@ def _ld_network(D, Z, npop, kind, c_of, q, r):
             if first:
                 for k in range(K):
                     if kind[k] == _QUEUE:
-                        q[k] = x * D[k] * (1.0 + q[k])
+                        q[k] = x * D[k] * (1.0 + q[k] / copies[k])
         q[t] = qt
         first = False
     for k in range(K):
@@ -170,11 +183,13 @@ def _ld_network(D, Z, npop, kind, c_of, q, r):
 
 
 @_jit
-def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
+def mva_batch(D, Z, N, servers, copies, X, Q, R, U, RT):
     """Exact single-class MVA of ``B`` independent networks.
 
     D (B, K) demands [s]; Z (B,) think times [s]; N (B,) populations; servers (B, K) float
-    (1, k > 1, or inf; one row per network). Writes X (B,), Q, R, U (B, K) and the response time RT (B,).
+    (1, k > 1, or inf; one row per network); copies (B, K) int64 (identical single-server
+    queues sharing the station's demand; 1 elsewhere). Writes X (B,), Q, R, U (B, K) and the
+    response time RT (B,); U is per server of one copy.
     A network with N > 0 and no demand at all gets X = nan (the caller raises).
     """
     B, K = D.shape
@@ -182,6 +197,7 @@ def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
     c_of = np.ones(K, np.int64)
     scratch = np.empty(K)
     qidx = np.empty(K, np.int64)
+    inv_m = np.empty(K)
     for b in range(B):
         npop = N[b]
         total = Z[b]
@@ -198,6 +214,7 @@ def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
         multi = False
         nqueue = 0
         for k in range(K):
+            inv_m[k] = 1.0 / copies[b, k]
             c = servers[b, k]
             if c == 1.0 and D[b, k] == 0.0:
                 # a single server without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a
@@ -214,15 +231,15 @@ def mva_batch(D, Z, N, servers, X, Q, R, U, RT):
                 c_of[k] = np.int64(c)
                 multi = True
         if multi:
-            X[b] = _ld_network(D[b], Z[b], npop, kind, c_of, Q[b], R[b])
+            X[b] = _ld_network(D[b], Z[b], npop, kind, c_of, copies[b], Q[b], R[b])
         else:
-            X[b] = _plain_network(D[b], Z[b], npop, kind, qidx, nqueue, Q[b], R[b], scratch)
+            X[b] = _plain_network(D[b], Z[b], npop, kind, qidx, nqueue, inv_m, Q[b], R[b], scratch)
         x = X[b]
         rt = 0.0
         for k in range(K):
             rt += R[b, k]
             c = servers[b, k]
-            U[b, k] = 0.0 if c == np.inf else x * D[b, k] / c
+            U[b, k] = 0.0 if c == np.inf else x * D[b, k] / (c * copies[b, k])
         RT[b] = rt
 
 

@@ -135,7 +135,7 @@ def _utilization(x, demands, servers):
 
 @vectorized
 def mva(service_demands, population, think_time=0.0, servers=1,
-        rate_multipliers=None) -> MVAResult:
+        rate_multipliers=None, copies=1) -> MVAResult:
     r"""Exact single-class Mean Value Analysis of a closed product-form network.
 
     Parameters
@@ -159,6 +159,13 @@ def mva(service_demands, population, think_time=0.0, servers=1,
         a callable alpha(n); solved by the exact load-dependent recursion of
         :func:`zmodel.queueing.mva_load_dependent`, one network at a time; not combined
         with per-network server counts [1].
+    copies : int, sequence of length K, or array_like of shape (..., K)
+        A single-server station with ``copies`` = m > 1 stands for m identical queues
+        over which its visits, and so its demand D_k, are spread evenly (the disks of
+        an array: each request waits at the disk that holds its block, not at any idle
+        one); ``residence_time`` and ``queue_length`` are the sums over the m queues,
+        ``utilization`` that of each. Only for single-server stations; not combined
+        with ``rate_multipliers``. Default 1 [1].
 
     Returns
     -------
@@ -198,6 +205,20 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     overflows at huge N. One extra pass per multi-server station is needed (O(N (K + sum c))
     each). A station with at least as many servers as jobs is exactly a delay station.
 
+    A station of m identical single-server queues, each visited with probability 1/m
+    and so with demand D_k/m, is m ordinary stations of MVA whose queue lengths are
+    equal by symmetry, :math:`Q_k/m` each; their summed residence time is therefore
+    (Lazowska et al. 1984, Algorithm 6.1 applied to each copy)
+
+    .. math::
+
+        R_k(n) = m \frac{D_k}{m}\Big(1 + \frac{Q_k(n-1)}{m}\Big)
+               = D_k\Big(1 + \frac{Q_k(n-1)}{m}\Big),
+
+    and in the convolution its generating function is :math:`(1 - (D_k/m) z)^{-m}`.
+    Pooling the m queues into one m-server station instead would let a request wait at
+    any idle copy and understate the queueing.
+
     Valid for closed, separable (BCMP product-form) networks: FCFS stations with
     class-independent exponential service, or PS/LCFS-PR; delay stations of any
     service distribution.
@@ -231,6 +252,13 @@ def mva(service_demands, population, think_time=0.0, servers=1,
 
     >>> mva([1.0], population=2, servers=[[1], [2]]).throughput
     array([1., 2.])
+
+    Two identical queues sharing a demand of 2 s, two jobs: the three placements
+    (2, 0), (1, 1), (0, 2) are equally likely, so each queue is busy 2/3 of the time and
+    X = (2/3) / 1 s by hand; two pooled servers would give X = 1.
+
+    >>> round(mva([2.0], population=2, copies=2).throughput, 12)
+    0.666666666667
     """
     D = as_float_array("service_demands", service_demands, min_ndim=1)
     if D.shape[-1] == 0:
@@ -240,22 +268,31 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     Z = as_float_array("think_time", think_time)
     K = D.shape[-1]
     srv = _batch_servers(servers, K)
+    cop = _batch_servers(copies, K, name="copies")
+    if np.isinf(cop).any():
+        raise ValueError("copies must be a positive integer (a number of identical queues), got math.inf")
+    if ((cop > 1) & (np.broadcast_to(srv, np.broadcast_shapes(srv.shape, cop.shape)) != 1)).any():
+        raise ValueError("copies > 1 is only for single-server stations (servers == 1)")
+    if rate_multipliers is not None and (cop > 1).any():
+        raise ValueError("copies > 1 cannot be combined with rate_multipliers")
     try:
         batch = np.broadcast_shapes(D.shape[:-1], Z.shape, N.shape)
     except ValueError:
         raise ValueError(
             "think_time and population must broadcast against the batch shape "
             f"{D.shape[:-1]} of service_demands, got shapes {Z.shape} and {N.shape}") from None
-    try:
-        batch = np.broadcast_shapes(batch, srv.shape[:-1])
-    except ValueError:
-        raise ValueError(
-            f"servers must broadcast against the batch shape {batch} (its shape without the station axis), "
-            f"got shape {srv.shape}") from None
+    for label, arr in (("servers", srv), ("copies", cop)):
+        try:
+            batch = np.broadcast_shapes(batch, arr.shape[:-1])
+        except ValueError:
+            raise ValueError(
+                f"{label} must broadcast against the batch shape {batch} (its shape without the station "
+                f"axis), got shape {arr.shape}") from None
     Db = np.ascontiguousarray(np.broadcast_to(D, batch + (K,))).reshape(-1, K)
     Zb = np.ascontiguousarray(np.broadcast_to(Z, batch), dtype=float).reshape(-1)
     Nb = np.ascontiguousarray(np.broadcast_to(N, batch), dtype=np.int64).reshape(-1)
     Sb = np.ascontiguousarray(np.broadcast_to(srv, batch + (K,)), dtype=float).reshape(-1, K)
+    Cb = np.ascontiguousarray(np.broadcast_to(cop, batch + (K,)), dtype=np.int64).reshape(-1, K)
     B = Db.shape[0]
     X = np.empty(B)
     Q = np.empty((B, K))
@@ -263,7 +300,7 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     U = np.empty((B, K))
     resp = np.empty(B)
     if rate_multipliers is None:
-        _kernels().mva_batch(Db, Zb, Nb, Sb, X, Q, R, U, resp)
+        _kernels().mva_batch(Db, Zb, Nb, Sb, Cb, X, Q, R, U, resp)
     else:
         if srv.ndim > 1:
             raise ValueError("servers must be one count per station (shape (K,)) when rate_multipliers "
@@ -285,15 +322,15 @@ def mva(service_demands, population, think_time=0.0, servers=1,
                      queue_length=Q, utilization=U)
 
 
-def _batch_servers(servers, stations: int) -> np.ndarray:
+def _batch_servers(servers, stations: int, name: str = "servers") -> np.ndarray:
     """The ``servers`` convention of :func:`as_servers`, or one row of it per network (shape (..., K))."""
     if np.ndim(servers) < 2:
-        return as_servers(servers, stations)
-    arr = as_float_array("servers", servers, allow_inf=True)
+        return as_servers(servers, stations, name)
+    arr = as_float_array(name, servers, allow_inf=True)
     if arr.shape[-1] != stations:
-        raise ValueError(f"servers must have one entry per station ({stations}) on its last axis, "
+        raise ValueError(f"{name} must have one entry per station ({stations}) on its last axis, "
                          f"got shape {arr.shape}")
-    return as_servers(arr.reshape(-1), arr.size).reshape(arr.shape)
+    return as_servers(arr.reshape(-1), arr.size, name).reshape(arr.shape)
 
 
 # --------------------------------------------------------------------------- multiclass
