@@ -352,3 +352,42 @@ def test_sweep_values_validated_like_the_file():
 def test_not_a_mapping():
     with pytest.raises(ValueError, match=r"^scenario must be a mapping of sections, got list$"):
         Scenario.from_dict([1])
+
+
+def test_a_sequential_read_is_pre_staged_and_loads_the_disks_behind_the_host():
+    """The storage server reads a sequential stream into its cache ahead of the host
+    (StorageServer.closed_load: pre-staged), so a sequential read waits for the controller and
+    the link, not the disks; the disks carry every block once. Until 2026-11-27 the scenario
+    charged the disk read to the transaction as a random miss."""
+    from zmodel.hardware.storage import StorageServer
+
+    s = Scenario.from_dict(_with("workload.kind", "sequential_read"))
+    prof = s.profile()
+    assert prof.sequential and prof.read_fraction == 1.0
+    assert s.system()[0].disk_time == 0.0            # nothing waited for on the disks
+    row = s.predict().iloc[0]
+    server = StorageServer.from_catalog("DS8300")
+    d_r = float(np.asarray(server.demands("sequential_read", prof.block_size)["disk"]))
+    # the disks are busy reading every block once: U = X n_io D_r / disks (utilization law)
+    assert row["disk_utilization"] == pytest.approx(
+        row["throughput"] * prof.io_per_transaction * d_r / server.disk_count, rel=1e-9)
+    assert 0.0 < row["disk_utilization"] < 1.0 and row["saturated"] == ""
+
+
+def test_storage_open_load_pre_stages_sequential_reads():
+    """StorageServer.open_load as closed_load: a sequential read waits for the controller and
+    its link (M/D/1 per link, by hand R = s + rho s / (2 (1 - rho))), while the disks' pre-stage
+    load only bounds the rate."""
+    from zmodel.hardware.storage import StorageServer
+
+    server = StorageServer.from_catalog("DS8300")
+    size = 65536.0
+    d = server.demands("sequential_read", size)
+    s_link = float(np.asarray(d["link"]))
+    lam = 0.5 * server.links / s_link                 # the links half busy
+    rho = lam / server.links * s_link
+    r = server.open_load(lam, "sequential_read", size)
+    assert float(r.response_time) == pytest.approx(
+        server.hit_time + s_link + rho * s_link / (2 * (1 - rho)), rel=1e-12)
+    assert float(r.backend_utilization) == pytest.approx(
+        lam * float(np.asarray(d["disk"])) / server.disk_count, rel=1e-12)

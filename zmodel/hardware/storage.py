@@ -991,11 +991,13 @@ class StorageServer:
         ``size / link_data_rate``. Disks: accesses spread uniformly over
         ``disk_count`` disks, each an M/G/1 (Pollaczek–Khinchine, Kleinrock 1975 Sec.
         5.6) with the disk's random-access service and its scv (streaming accesses:
-        deterministic). Reads that miss wait for the disk; writes are fast writes
-        (response = hit time + link) while the destage keeps up, and the disks carry
-        the destage load. Response time
-        :math:`R = t_{hit} + R_{link} + (1-h)\,R_{disk}` for reads, :math:`t_{hit} +
-        R_{link}` for writes; ``inf`` once any resource saturates (library policy).
+        deterministic). Random reads that miss wait for the disk; writes are fast writes
+        (response = hit time + link) while the destage keeps up, and sequential reads are
+        pre-staged into the cache ahead of the host (as in :meth:`closed_load`; until
+        2026-11-27 they waited for the disks here): the disks carry the destage and pre-stage
+        load. Response time :math:`R = t_{hit} + R_{link} + (1-h)\,R_{disk}` for random reads,
+        :math:`t_{hit} + R_{link}` for writes and sequential reads; ``inf`` once any resource
+        saturates (library policy).
         """
         from zmodel.queueing import md1, mg1
 
@@ -1013,10 +1015,10 @@ class StorageServer:
         disk = mg1(disk_rate, per_access, scv)
         r_link = np.asarray(link.response_time)
         u_disk = np.where(busy, disk_rate * per_access, 0.0)
-        if op in ("random_read", "sequential_read"):
+        if op == "random_read":
             r_disk = np.where(busy, np.asarray(disk.response_time), 0.0)
             resp = self.hit_time + r_link + (1.0 - h) * r_disk
-        else:
+        else:   # fast writes and pre-staged sequential reads (as closed_load): the disks work behind them
             resp = self.hit_time + r_link + np.where(u_disk >= 1, np.inf, 0.0)
         resp = np.where(lam >= self._extra_cap(d), np.inf, resp)
         sat = self.saturation(op, size, hit_ratio).max_io_rate

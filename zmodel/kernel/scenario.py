@@ -656,10 +656,14 @@ class Scenario:
     def system(self) -> tuple[SystemConfig, dict]:
         """The :class:`SystemConfig` and a dict of the derived parameters (for the report).
 
-        The disk time per I/O is what a transaction waits for on the disks: its read misses.
-        A storage server with NVS acknowledges writes from cache (fast write); their destage
-        loads the disks (:meth:`_destage_load`, :meth:`_compose_with_destage`) without being
-        waited for. Without NVS a write waits for its RAID write on the disks.
+        The disk time per I/O is what a transaction waits for on the disks: its random read
+        misses. A storage server with NVS acknowledges writes from cache (fast write); their
+        destage loads the disks (:meth:`_destage_load`, :meth:`_compose_with_destage`) without
+        being waited for. Without NVS a write waits for its RAID write on the disks. Sequential
+        reads are pre-staged: the server reads the stream into its cache ahead of the host
+        (:meth:`zmodel.hardware.storage.StorageServer.closed_load`), so they load the disks as
+        the destage does and wait only for the controller and the link (until 2026-11-27 they
+        waited for the disks as random misses did).
         """
         from zmodel.hardware.storage import StorageServer
         from zmodel.kernel.hypervisor import idle_guest_overhead
@@ -674,14 +678,15 @@ class Scenario:
             d_r, d_w = _disk_seconds(server, prof)
             disks, ctrl = server.disk_count, server.hit_time
             rf, h = prof.read_fraction, prof.hit_ratio
-            if server.nvs_size > 0:
-                # fast write (StorageServer: the write completes in cache and NVS, the destage runs
-                # behind it): the transaction waits on the disks for its read misses only, the
-                # destage loads them (_destage_load); compose charges (1 - h rf) disk_time per I/O
-                miss = 1.0 - h * rf
-                disk_time = rf * (1.0 - h) * d_r / miss if miss > 0 else 0.0
-            else:
-                disk_time = rf * d_r + (1 - rf) * d_w
+            # what a transaction waits for: its random read misses (sequential reads are
+            # pre-staged) and, without NVS, its writes; fast writes (StorageServer: the write
+            # completes in cache and NVS) and pre-staging load the disks behind it (_destage_load).
+            # compose charges (1 - h rf) disk_time per I/O
+            waited = 0.0 if prof.sequential else rf * (1.0 - h) * d_r
+            if server.nvs_size <= 0:
+                waited += (1 - rf) * d_w
+            miss = 1.0 - h * rf
+            disk_time = waited / miss if miss > 0 else 0.0
         if hw.channel is not None:
             css = self.channel_subsystem()
             chan = tuple(float(v) for v in np.ravel(css.link.demands(prof.block_size, prof.read_fraction)))
@@ -788,24 +793,28 @@ class Scenario:
         return pick
 
     def _destage_load(self, prof: WorkloadProfile | None = None) -> float:
-        r"""Disk utilization the destage of fast writes adds per transaction per second [s].
+        r"""Disk utilization the work behind the transactions adds per transaction per second [s].
 
-        :math:`k = n_{io} (1 - f) D_w / \text{disks}`: every write is destaged (RAID-5: two reads
-        and two writes, :meth:`~zmodel.hardware.storage.StorageServer.demands`) after the
-        transaction has gone on; 0 without writes, without a storage server, or without NVS
-        (then the write waits for its disks in :meth:`system`).
+        :math:`k = n_{io} \big((1 - f) D_w [\text{NVS}] + f D_r [\text{sequential}]\big) /
+        \text{disks}`: every fast write is destaged (RAID-5: two reads and two writes,
+        :meth:`~zmodel.hardware.storage.StorageServer.demands`) after the transaction has gone
+        on, and a sequential stream is pre-staged into the cache ahead of its reads (every block
+        once from the disks); 0 without a storage server. Without NVS a write waits for its disks
+        (:meth:`system`), and random reads wait for their misses.
         """
         from zmodel.hardware.storage import StorageServer
 
         prof = self.profile() if prof is None else prof
         hw = self.hardware
-        if hw.storage_server is None or prof.io_per_transaction <= 0 or prof.read_fraction >= 1.0:
+        if hw.storage_server is None or prof.io_per_transaction <= 0:
             return 0.0
         server = StorageServer.from_catalog(hw.storage_server)
-        if server.nvs_size <= 0:
-            return 0.0
-        return prof.io_per_transaction * (1.0 - prof.read_fraction) * _disk_seconds(server, prof)[1] \
-            / server.disk_count
+        d_r, d_w = _disk_seconds(server, prof)
+        rf = prof.read_fraction
+        behind = (1.0 - rf) * d_w if server.nvs_size > 0 else 0.0
+        if prof.sequential:
+            behind += rf * d_r
+        return prof.io_per_transaction * behind / server.disk_count
 
     def channel_link(self):
         """The channel of every path: the link catalog's (store channel times), or the card at the link's rate.
