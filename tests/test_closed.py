@@ -627,6 +627,7 @@ def test_copies_at_a_huge_population_saturate_at_m_over_d():
     (dict(copies=[math.inf, 1]), "copies must be a positive integer"),
     (dict(copies=[1, 1, 1]), "copies must be a scalar or have one entry per station"),
     (dict(copies=[1, 2], rate_multipliers={0: [1.0] * 5}), "cannot be combined with rate_multipliers"),
+    (dict(copies=[1, 2 ** 16 + 1]), "copies must be at most 65536"),
 ])
 def test_copies_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):

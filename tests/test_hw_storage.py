@@ -421,3 +421,18 @@ def test_random_read_misses_wait_at_their_own_disk():
     assert float(np.asarray(r.throughput)[0]) == pytest.approx(1 / (s.hit_time + link + disk), rel=1e-12)
     pooled = mva([s.hit_time, link, disk], population=256, servers=[math.inf, s.links, k])
     assert float(np.asarray(r.throughput)[-1]) < 0.8 * float(pooled.throughput)
+
+
+def test_open_load_utilizations_are_at_the_carried_load():
+    # past saturation the carried rate is the bound (381.47 I/O/s of 1 MiB over four 1 Gbit/s links,
+    # 4 / D_link); the utilizations follow it (utilization law): the links' reaches 1 and the disks'
+    # is X D_disk / disks, not the offered 762's
+    s = StorageServer.from_catalog("ESS-F20")
+    d = s.demands("random_read", 1048576, 0.0)
+    cap = s.links / float(np.asarray(d["link"]))
+    with pytest.warns(SaturationWarning):   # the links' M/D/1 at twice its capacity
+        r = s.open_load(762.0, "random_read", 1048576, 0.0)
+    assert float(r.throughput) == pytest.approx(cap, rel=1e-12)
+    assert float(r.link_utilization) == pytest.approx(1.0, rel=1e-12)
+    assert float(r.backend_utilization) == pytest.approx(cap * float(np.asarray(d["disk"])) / s.disk_count,
+                                                          rel=1e-12)

@@ -608,3 +608,24 @@ def test_errors():
         IODevice(1, 5e-3, 1e-4, DISK, 4096.0, read_ahead=3)
     with pytest.raises(ValueError, match="read_ahead needs a single drive"):
         IODevice(1, 5e-3, 1e-4, None, 4096.0, read_ahead=RA)
+
+
+def test_storage_server_cache_hits_do_not_queue_at_a_spindle():
+    # every read a hit: the request spends the controller's hit time (a delay) and one link
+    # transfer, never a spindle's; one reader completes 1 / (Z + t_hit + t_link) per second, and
+    # many are bound by the links, links / t_link, as StorageServer.closed_load (by hand; until
+    # 2026-11-27 the hit time queued at the 256 spindles and no link bound them)
+    from zmodel.hardware.storage import StorageServer
+
+    s = StorageServer.from_catalog("DS8300")
+    dev = IODevice.storage_server(s, 4096, 1.0)
+    assert dev.controller_time == s.hit_time == dev.service_time
+    t_link = 4096 / 400e6            # one 4 Gbit/s link's 400 MB/s payload (the catalog's FICON-4G)
+    assert dev.link_time == pytest.approx(t_link, rel=1e-12)
+    x = np.asarray(scheduler_throughput("deadline", [1, 4096], dev, 1e-3).throughput)
+    assert x[0] == pytest.approx(1 / (1e-3 + s.hit_time + t_link), rel=1e-12)
+    assert x[1] == pytest.approx(s.links / t_link, rel=1e-3)
+    closed = s.closed_load(4096, "random_read", 4096, 1.0, think_time=1e-3)
+    assert x[1] == pytest.approx(float(np.asarray(closed.throughput)), rel=1e-9)
+    with pytest.raises(ValueError, match="controller_time must be at most service_time"):
+        IODevice(4, 1e-3, 1e-3, controller_time=2e-3)

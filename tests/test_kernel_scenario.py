@@ -391,3 +391,39 @@ def test_storage_open_load_pre_stages_sequential_reads():
         server.hit_time + s_link + rho * s_link / (2 * (1 - rho)), rel=1e-12)
     assert float(r.backend_utilization) == pytest.approx(
         lam * float(np.asarray(d["disk"])) / server.disk_count, rel=1e-12)
+
+
+def test_a_cached_block_is_not_pre_staged_again():
+    # the pre-stage reads from disk only what the cache does not hold: U = X n_io (1 - h) D_r / disks
+    from zmodel.hardware.storage import StorageServer
+
+    server = StorageServer.from_catalog("DS8300")
+    for h in (0.5, 1.0):
+        s = Scenario.from_dict({**BASE, "workload": {"kind": "sequential_read", "clients": 16, "hit_ratio": h}})
+        prof = s.profile()
+        row = s.predict().iloc[0]
+        d_r = float(np.asarray(server.demands("sequential_read", prof.block_size)["disk"]))
+        assert row["disk_utilization"] == pytest.approx(
+            row["throughput"] * prof.io_per_transaction * (1 - h) * d_r / server.disk_count, rel=1e-9, abs=1e-15)
+
+
+def test_the_storage_server_bounds_what_the_channels_would_carry():
+    """An ESS 800 moves at most 500 MB/s through its internal data path (the catalog's aggregate,
+    Redbook SG24-7145 p. 48): 64 KiB sequential reads over eight FICON 2 Gbit/s channels stop at
+    500 MB/s / 64 KiB = 7629.39 I/O/s (StorageServer.saturation's bound). Until
+    2026-11-27 the scenario carried 12207 (the channels' 800 MB/s)."""
+    from zmodel.hardware.storage import StorageServer
+
+    d = {"hardware": {"processor": "z990", "cpus": 16, "storage_server": "ESS-800", "channel": "FICON-2G",
+                      "channels": 8},
+         "kernel": {"version": "2.6.10"}, "workload": {"kind": "sequential_read", "clients": 256, "think_time": 0.0}}
+    limit = float(StorageServer.from_catalog("ESS-800").saturation("sequential_read", 65536).max_io_rate)
+    row = Scenario.from_dict(d).predict().iloc[0]
+    assert row["throughput"] == pytest.approx(limit, rel=1e-12)
+    assert "bound by storage server ESS-800 (internal)" in row["parameters"]
+    # by Little's law the response is what the clients' cycle leaves: N / X
+    assert row["response_time"] == pytest.approx(256 / limit, rel=1e-12)
+    d["workload"] = {"kind": "sequential_read", "io_rate": 20000.0}
+    row = Scenario.from_dict(d).predict().iloc[0]
+    assert row["throughput"] == pytest.approx(limit, rel=1e-12) and math.isinf(row["response_time"])
+    assert "storage server ESS-800 (internal)" in row["saturated"]

@@ -336,6 +336,8 @@ def test_validation_messages():
         WorkloadProfile("w", sequential="yes")
     with pytest.raises(ValueError, match=r"cpus must be a positive integer, got 0"):
         SystemConfig(cpus=0)
+    with pytest.raises(ValueError, match=r"disks must be at most 65536, got 65537"):
+        SystemConfig(cpus=1, disks=2 ** 16 + 1)
     with pytest.raises(ValueError, match=r"dispatch_fraction must be in \(0, 1\], got 0"):
         SystemConfig(cpus=1, dispatch_fraction=0)
     with pytest.raises(ValueError, match=r"dispatch_fraction must be in \(0, 1\], got 1.5"):

@@ -276,13 +276,13 @@ class KernelIOPathModel(Model):
         """Heavy-load limit of (best scheduler / anticipatory) on the ESS-F20.
 
         The gap grows with the population (tests check it), so its maximum is the
-        saturated limit: ``m/S`` for the work-conserving schedulers against
-        ``min(1/E[min(Z, w)], m/S)`` for the anticipatory scheduler (bottleneck law,
+        saturated limit: ``m/S`` (S the spindle's part of the service) for the work-conserving
+        schedulers against ``min(1/E[min(Z, w)], m/S)`` for the anticipatory scheduler (bottleneck law,
         Lazowska et al. 1984, §5.2).
         """
         dev = self.ess_device(p)
         hold = float(anticipation_hold(p["think_time"], self.costs(p).zseries_antic_expire))
-        best = dev.spindles / dev.service_time
+        best = dev.spindles / (dev.service_time - dev.controller_time)   # the controller is a delay
         return Ratio(best, min(1.0 / hold, best))
 
     @staticmethod

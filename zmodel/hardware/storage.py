@@ -1023,9 +1023,12 @@ class StorageServer:
         resp = np.where(lam >= self._extra_cap(d), np.inf, resp)
         sat = self.saturation(op, size, hit_ratio).max_io_rate
         x = np.minimum(lam, sat)
+        # utilizations at the carried load x (utilization law), as throughput is (until 2026-11-27
+        # the disks' was at the offered rate past saturation)
+        carried = np.where(lam > 0, x / np.where(lam > 0, lam, 1.0), 0.0)
         return OpenLoadResult(throughput=x, response_time=resp,
-                              link_utilization=np.minimum(np.asarray(link.utilization), 1.0),
-                              backend_utilization=np.minimum(u_disk, 1.0))
+                              link_utilization=np.minimum(x * link_time / self.links, 1.0),
+                              backend_utilization=np.minimum(u_disk * carried, 1.0))
 
     @vectorized
     def closed_load(self, threads, op: str, size, hit_ratio=0.0, think_time=0.0) -> ClosedLoadResult:
@@ -1055,8 +1058,8 @@ class StorageServer:
         ``hit_time``), the links (``links`` servers, demand ``size/link_data_rate``),
         the disks (``disk_count`` identical single-server queues sharing the
         disk-seconds per request evenly, misses only: a miss waits at the disk that
-        holds its block, as in :meth:`open_load`). Writes are fast writes and sequential reads are pre-staged into cache
-        ahead of the requester: the requesters cycle through controller and links
+        holds its block, as in :meth:`open_load`). Writes are fast writes and sequential
+        reads are pre-staged into cache ahead of the requester: the requesters cycle through controller and links
         only (MVA over those two), and the long-run rate is capped by the back-end
         capacity ``disk_count / D_disk`` — when writes arrive faster than the destage,
         the NVS fills and throttles them (:meth:`nvs`); likewise pre-staging: :math:`X = \min(X_{MVA}(N), \text{disks}/D_{disk})`,

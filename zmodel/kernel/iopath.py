@@ -503,6 +503,15 @@ class IODevice:
     read_ahead : DriveReadAhead or None
         The drive's segmented read-ahead cache (single spindle only); ``None``: no
         segment survives a switch to another stream (the behaviour before it existed).
+    controller_time : float
+        The part of ``service_time`` spent in a storage server's controller (cache
+        lookup, hits): a delay, no queueing; the rest queues at one spindle. 0 for a
+        single drive [s].
+    link_time : float
+        A storage server's host-link transfer per request, on one of ``links`` links
+        (outside ``service_time``); 0 for a single drive [s].
+    links : int
+        Host links of a storage server, any of which carries a request [1].
 
     Notes
     -----
@@ -528,6 +537,9 @@ class IODevice:
     disk: Disk | None = None
     request_size: float = 4096.0
     read_ahead: DriveReadAhead | None = None
+    controller_time: float = 0.0
+    link_time: float = 0.0
+    links: int = 1
 
     def __post_init__(self):
         object.__setattr__(self, "spindles", as_count("spindles", self.spindles))
@@ -542,6 +554,12 @@ class IODevice:
                 raise ValueError(f"read_ahead must be a DriveReadAhead or None, got {type(self.read_ahead).__name__}")
             if self.disk is None:
                 raise ValueError("read_ahead needs a single drive (disk), not a storage server")
+        ctrl = as_scalar("controller_time", self.controller_time)
+        if ctrl > self.service_time:
+            raise ValueError(f"controller_time must be at most service_time ({self.service_time:g}), got {ctrl:g}")
+        object.__setattr__(self, "controller_time", ctrl)
+        object.__setattr__(self, "link_time", as_scalar("link_time", self.link_time))
+        object.__setattr__(self, "links", as_count("links", self.links))
 
     @classmethod
     def single_disk(cls, disk: Disk, request_size=4096.0, read_ahead: DriveReadAhead | None = None) -> "IODevice":
@@ -558,14 +576,17 @@ class IODevice:
         """A cached RAID storage server: ``disk_count`` spindles, random-read service per request.
 
         Service = controller time + (1 - hit ratio) x one back-end random read
-        (:meth:`StorageServer.demands`).
+        (:meth:`StorageServer.demands`); the controller time is a delay (``controller_time``),
+        the back-end read queues at its spindle, and the transfer takes one of the server's
+        host links (``link_time``, ``links``), as in :meth:`StorageServer.closed_load`.
         """
         if not isinstance(server, StorageServer):
             raise ValueError(f"server must be a StorageServer, got {type(server).__name__}")
         request_size = as_scalar("request_size", request_size, positive=True)
         d = server.demands("random_read", request_size, as_fraction("hit_ratio", hit_ratio))
         s = server.hit_time + float(np.asarray(d["disk"]))
-        return cls(server.disk_count, s, s, None, request_size)
+        return cls(server.disk_count, s, s, None, request_size, controller_time=server.hit_time,
+                   link_time=float(np.asarray(d["link"])), links=server.links)
 
     @vectorized
     def service(self, queue_depth=1.0):
@@ -876,14 +897,17 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
     mean is :math:`E[\min(Z, 20\,\mathrm{ms})]`. A reader that thinks too long is served
     as by deadline (the same elevator, ``as_choose_req``).
 
-    **Storage server** (``spindles`` > 1): ``spindles`` single-server queues sharing
-    the demand ``service_time`` (a request waits at the spindle that holds its block;
-    host ordering and file sizes have no effect), exact MVA (:func:`zmodel.queueing.mva`
-    with ``copies``). The anticipatory scheduler adds a
+    **Storage server** (``spindles`` > 1): the controller (``controller_time``, a delay)
+    and ``spindles`` single-server queues sharing the rest of ``service_time`` (a request
+    waits at the spindle that holds its block; host ordering and file sizes have no
+    effect), and the host links (``links`` servers, ``link_time`` each), exact MVA
+    (:func:`zmodel.queueing.mva` with ``copies``; until 2026-11-27 the controller's time
+    queued at the spindles too and the links were missing, so that cache hits had no bound). The anticipatory scheduler adds a
     single-server *dispatch gate* held :math:`E[\min(Z, w)]` per read, during which no
     other reader's request is dispatched (the one-moving-head assumption, ibmsj "I/O");
     the reader thinks while it holds the gate. At heavy load :math:`X_{AS} \to
-    \min(1/E[\min(Z,w)], m/S)`, while the others reach :math:`m/S`.
+    \min(1/E[\min(Z,w)], m/S)`, while the others reach :math:`m/S` (:math:`S` the
+    spindle's part of the service, without the controller's).
 
     References
     ----------
@@ -987,11 +1011,14 @@ def scheduler_throughput(scheduler, processes, device: IODevice, think_time, *, 
                                         lambda k: rate(k, 0.0))
             busy[i] = 1.0 - p0
     else:
-        s = device.service_time
+        c = device.controller_time
+        s = device.service_time - c
+        lt, nl = device.link_time, float(device.links)
         if anticipates and hold > 0:
-            r = mva([hold, s], population=flat, think_time=max(z - hold, 0.0), copies=[1, m])
+            r = mva([hold, c, lt, s], population=flat, think_time=max(z - hold, 0.0),
+                    servers=[1, math.inf, nl, 1], copies=[1, 1, 1, m])
         else:
-            r = mva([s], population=flat, think_time=z, copies=m)
+            r = mva([c, lt, s], population=flat, think_time=z, servers=[math.inf, nl, 1], copies=[1, 1, m])
         x = np.atleast_1d(np.asarray(r.throughput, dtype=float))
         busy = x * s / m
     with np.errstate(divide="ignore", invalid="ignore"):

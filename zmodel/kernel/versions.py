@@ -59,6 +59,7 @@ from zmodel.kernel.locks import SpinlockHandoff
 from zmodel.kernel.memory import InstructionCosts, mm_overhead, page_table_memory, sysfs_memory
 from zmodel.queueing._params import param
 from zmodel.queueing import mva
+from zmodel.queueing.closed import MAX_COPIES
 from zmodel.queueing._result import Result
 from zmodel.conventions import as_count, as_fraction, vectorized, check_fields
 from zmodel.units import KiB, MiB
@@ -819,6 +820,8 @@ class SystemConfig:
             raise ValueError(f"cp_costs (a z/VM guest) needs platform 'zSeries', got {self.platform!r}")
         check_fields(self, counts={"cpus": 1, "disks": 1, "channel_paths": 1, "devices": 0},
                      flags=("highmem",), skip=("channel_demands", "dispatch_fraction", "cp_costs"))
+        if self.disks > MAX_COPIES:   # each disk its own queue in compose's MVA (copies)
+            raise ValueError(f"disks must be at most {MAX_COPIES}, got {self.disks}")
         if self.cp_costs is not None:
             from zmodel.kernel.hypervisor import CpCosts
 

@@ -23,6 +23,8 @@ __all__ = ["mva", "mva_multiclass", "amva", "MVAResult", "MultiClassMVAResult", 
 
 #: largest lattice (population vectors x stations) exact multi-class MVA will allocate
 _MAX_LATTICE_CELLS = 50_000_000
+#: most identical queues one station of :func:`mva` may stand for (``copies``)
+MAX_COPIES = 2 ** 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +167,7 @@ def mva(service_demands, population, think_time=0.0, servers=1,
         an array: each request waits at the disk that holds its block, not at any idle
         one); ``residence_time`` and ``queue_length`` are the sums over the m queues,
         ``utilization`` that of each. Only for single-server stations; not combined
-        with ``rate_multipliers``. Default 1 [1].
+        with ``rate_multipliers``; at most :data:`MAX_COPIES`. Default 1 [1].
 
     Returns
     -------
@@ -271,6 +273,9 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     cop = _batch_servers(copies, K, name="copies")
     if np.isinf(cop).any():
         raise ValueError("copies must be a positive integer (a number of identical queues), got math.inf")
+    if (cop > MAX_COPIES).any():
+        raise ValueError(f"copies must be at most {MAX_COPIES} (beside a multi-server station the "
+                         f"convolution keeps one row per copy), got {int(cop.max())}")
     if ((cop > 1) & (np.broadcast_to(srv, np.broadcast_shapes(srv.shape, cop.shape)) != 1)).any():
         raise ValueError("copies > 1 is only for single-server stations (servers == 1)")
     if rate_multipliers is not None and (cop > 1).any():
