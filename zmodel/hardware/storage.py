@@ -652,6 +652,13 @@ class NvsResult(Result):
 
 
 # ------------------------------------------------------------------------------- server
+
+def _capacity(servers, demand):
+    """Requests per second ``servers`` can carry at ``demand`` seconds each (bottleneck law); ``inf`` without demand."""
+    demand = np.asarray(demand, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(demand > 0, servers / np.where(demand > 0, demand, 1.0), np.inf)
+
 @dataclasses.dataclass(frozen=True)
 class StorageServer:
     r"""A cached, RAID-5 storage server with NVS fast write, host adapters and links.
@@ -933,35 +940,35 @@ class StorageServer:
         :math:`X_{max} = \min_k c_k / D_k` over the resource sets (Lazowska et al.
         1984, §5.2, asymptotic bounds), with :math:`c_k` servers per set.
         """
-        d = self.demands(op, size, hit_ratio)
-        with np.errstate(divide="ignore"):
-            link = self.links / d["link"]
-            adapter = np.where(d["adapter"] > 0, self.host_adapters / np.where(d["adapter"] > 0, d["adapter"], 1.0),
-                               np.inf)
-            backend = np.where(d["disk"] > 0, self.disk_count / np.where(d["disk"] > 0, d["disk"], 1.0), np.inf)
-        extra = self._extra_limits(d)
-        stack = np.broadcast_arrays(link, adapter, backend, *extra.values())
+        lim = self._limits(self.demands(op, size, hit_ratio))
+        stack = np.broadcast_arrays(*lim.values())
         x = np.min(stack, axis=0)
-        names = ("links", "adapters", "backend") + tuple(extra)
         first = [float(np.ravel(a)[0]) for a in stack]
-        bottleneck = names[int(np.argmin(first))]
+        bottleneck = tuple(lim)[int(np.argmin(first))]
         size = np.asarray(size, dtype=float)
-        return SaturationResult(max_io_rate=x, max_data_rate=x * size, link_limit=link,
-                                adapter_limit=adapter, backend_limit=backend, bottleneck=bottleneck,
-                                device_adapter_limit=extra["device_adapters"],
-                                cluster_limit=extra["clusters"], cache_limit=extra["cache"],
-                                mirror_limit=extra["mirror"], internal_limit=extra["internal"])
+        return SaturationResult(max_io_rate=x, max_data_rate=x * size, link_limit=lim["links"],
+                                adapter_limit=lim["adapters"], backend_limit=lim["backend"], bottleneck=bottleneck,
+                                device_adapter_limit=lim["device_adapters"],
+                                cluster_limit=lim["clusters"], cache_limit=lim["cache"],
+                                mirror_limit=lim["mirror"], internal_limit=lim["internal"])
+
+    def _limits(self, d) -> dict:
+        """Capacity [1/s] of every resource set for the per-request demands ``d``.
+
+        ``d`` is :meth:`demands`' dict, or any weighted sum of such dicts (a mix of operations);
+        the keys are the bottleneck names of :meth:`saturation` (``links``, ``adapters``,
+        ``backend``, then those of the device adapters, clusters, cache, mirroring and internal
+        path); ``inf`` where a resource has no demand.
+        """
+        return {"links": _capacity(self.links, d["link"]), "adapters": _capacity(self.host_adapters, d["adapter"]),
+                "backend": _capacity(self.disk_count, d["disk"]), **self._extra_limits(d)}
 
     def _extra_limits(self, d) -> dict:
         """Capacities [1/s] of device adapters, clusters, cache, mirroring and the internal path (inf: not limiting)."""
-        def cap(servers, demand):
-            demand = np.asarray(demand, dtype=float)
-            with np.errstate(divide="ignore"):
-                return np.where(demand > 0, servers / np.where(demand > 0, demand, 1.0), np.inf)
-        return {"device_adapters": cap(self.device_adapters, d["device_adapter"]),
-                "clusters": cap(self.clusters, d["cluster"]),
-                "cache": cap(1, d["cache"]), "mirror": cap(1, d["mirror"]),
-                "internal": cap(1, d["internal"])}
+        return {"device_adapters": _capacity(self.device_adapters, d["device_adapter"]),
+                "clusters": _capacity(self.clusters, d["cluster"]),
+                "cache": _capacity(1, d["cache"]), "mirror": _capacity(1, d["mirror"]),
+                "internal": _capacity(1, d["internal"])}
 
     def _extra_cap(self, d):
         return np.min(np.broadcast_arrays(*self._extra_limits(d).values()), axis=0)
@@ -1078,9 +1085,7 @@ class StorageServer:
             # fast writes and pre-staged sequential reads: the requester sees controller +
             # link; destage / pre-stage run asynchronously and cap the long-run rate
             r = mva(np.stack(front, axis=-1), population=n, think_time=think_time, servers=[math.inf, self.links])
-            with np.errstate(divide="ignore"):
-                cap = np.where(disk > 0, self.disk_count / np.where(disk > 0, disk, 1.0), np.inf)
-            cap = np.minimum(cap, self._extra_cap(d))
+            cap = np.minimum(_capacity(self.disk_count, disk), self._extra_cap(d))
             x = np.minimum(np.asarray(r.throughput, dtype=float), cap)
             with np.errstate(divide="ignore", invalid="ignore"):
                 resp = np.where(x > 0, n / np.where(x > 0, x, 1.0) - think_time, 0.0)

@@ -837,15 +837,12 @@ class Scenario:
         server = StorageServer.from_catalog(self.hardware.storage_server)
         kind = "sequential" if prof.sequential else "random"
         rf = prof.read_fraction
-        d_r = server.demands(f"{kind}_read", prof.block_size, prof.hit_ratio if kind == "random" else 0.0)
+        d_r = server.demands(f"{kind}_read", prof.block_size, prof.hit_ratio)   # h: random reads only
         d_w = server.demands(f"{kind}_write", prof.block_size)
-        mix = {k: prof.io_per_transaction * (rf * float(np.asarray(d_r[k])) + (1.0 - rf) * float(np.asarray(d_w[k])))
-               for k in d_r if k != "disk"}
-        limits = {"links": server.links / mix["link"] if mix["link"] > 0 else math.inf,
-                  "host adapters": server.host_adapters / mix["adapter"] if mix["adapter"] > 0 else math.inf}
-        limits.update({k.replace("_", " "): float(np.asarray(v)) for k, v in server._extra_limits(mix).items()})
+        mix = {k: prof.io_per_transaction * (rf * d_r[k] + (1.0 - rf) * d_w[k]) for k in d_r}
+        limits = {k: float(np.asarray(v)) for k, v in server._limits(mix).items() if k != "backend"}   # disks: compose's
         name = min(limits, key=limits.get)
-        return limits[name], (f"storage server {self.hardware.storage_server} ({name})"
+        return limits[name], (f"storage server {self.hardware.storage_server} ({name.replace('_', ' ')})"
                               if math.isfinite(limits[name]) else "")
 
     def channel_link(self):

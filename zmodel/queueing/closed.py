@@ -276,7 +276,7 @@ def mva(service_demands, population, think_time=0.0, servers=1,
     if (cop > MAX_COPIES).any():
         raise ValueError(f"copies must be at most {MAX_COPIES} (beside a multi-server station the "
                          f"convolution keeps one row per copy), got {int(cop.max())}")
-    if ((cop > 1) & (np.broadcast_to(srv, np.broadcast_shapes(srv.shape, cop.shape)) != 1)).any():
+    if ((cop > 1) & (srv != 1)).any():
         raise ValueError("copies > 1 is only for single-server stations (servers == 1)")
     if rate_multipliers is not None and (cop > 1).any():
         raise ValueError("copies > 1 cannot be combined with rate_multipliers")
