@@ -521,6 +521,8 @@ CASES: list[Case] = [
          batch={"cpus": [1, 16, 64]}),
     # ------------------------------------------------------------------ kernel: versions and scenarios
     Case("versions.kernel_version", versions.kernel_version, dict(name="2.6.10"), checked=()),
+    Case("versions.tick_period", versions.tick_period,
+         dict(features=versions.kernel_version("2.6.0").features, platform="x86"), checked=()),
     Case("versions.memory_variant", versions.memory_variant,
          dict(features=versions.kernel_version("2.6.10").features), checked=()),
     Case("versions.spinlock_strategy", versions.spinlock_strategy,

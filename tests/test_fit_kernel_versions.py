@@ -18,8 +18,11 @@ from zmodel.fits.kernel_versions import (
     OSDL_ROWS,
     PROFILES,
     SHAPE_IDS,
+    DBT2_HZ_SCORES,
     calibrate_kernel_versions,
     cross_validate_kernel_versions,
+    dbt2_tick_waits,
+    hz_checks,
     measurements,
 )
 
@@ -113,10 +116,11 @@ def test_residual_tolerances(result):
 
 @pytest.mark.xfail(strict=True, reason=(
     "2026-11-27, counts as read (no per-benchmark multipliers), hand-off locks, segments per request, "
-    "the dcache lock, WebSphere on LinuxThreads: the OSDL pairs miss the issue-5 tolerances -- DBT-2 "
-    "cached 6.9 vs 20 (11.3 until its 12 disks became separate queues, 2026-11-27), ReAIM 6.5 / 25.7 vs "
-    "9.75 / 27.78, SPECjAppServer 8.7 / 23.0 vs 7 / 14, SPECjbb2000 "
-    "5.2 / 5.9 vs 6 / 8 (SPECweb99 25.6 / 33.4 vs 26 / 35 within them); the targets stay"))
+    "the dcache lock, WebSphere on LinuxThreads, DBT-2's timer waits: the OSDL pairs miss the issue-5 "
+    "tolerances -- DBT-2 cached 16.5 vs 20 (6.9 before its timer waits, 11.3 before its 12 disks became "
+    "separate queues, both 2026-11-27), ReAIM 6.0 / 23.3 vs 9.75 / 27.78, SPECjAppServer 8.4 / 21.2 vs "
+    "7 / 14, SPECjbb2000 5.2 / 5.8 vs 6 / 8, SPECweb99 26.1 / 33.2 vs 26 / 35 (8-way just outside 5 %); "
+    "the targets stay"))
 def test_osdl_pairs_within_the_issue_tolerances(result):
     res = result.to_frame("residuals").set_index("id")
     err = res["percent_error"].abs()
@@ -298,3 +302,25 @@ def test_the_web_scenario_preset_carries_the_specweb_readings():
     web = WORKLOAD_KINDS["web"]
     assert web["network_segments"] == pytest.approx(PROFILES["specweb"]["network_segments"], abs=0.005)
     assert web["dcache_lookups"] == pytest.approx(PROFILES["specweb"]["dcache_lookups"], abs=0.05)
+
+
+def test_dbt2_tick_waits_reproduce_the_osdl_hz_comparison():
+    # OSDL, linux-kernel 28 March 2003 (<1048889724.2535.329.camel@ibm-e.pdx.osdl.net>): 2.5.65-mjb2
+    # scores 90.95 at HZ=100 and 102.38 at HZ=1000 (cached), 99.26 and 99.92 (non-cached)
+    assert DBT2_HZ_SCORES == {"dbt2_cached": (90.95, 102.38), "dbt2_noncached": (99.26, 99.92)}
+    k = dbt2_tick_waits()
+    assert k > 0
+    checks = {c["benchmark"]: c for c in hz_checks()}
+    assert checks["dbt2_cached"]["predicted"] == pytest.approx(102.38 / 90.95, rel=1e-9)
+    # the non-cached column is predicted, not fitted: the I/O-bound variant gains far less from the
+    # shorter tick (measured +0.66 % against +12.6 %), by the model's disks, not by a second count
+    cached_gain = checks["dbt2_cached"]["predicted"] - 1
+    noncached_gain = checks["dbt2_noncached"]["predicted"] - 1
+    assert not checks["dbt2_noncached"]["fitted"]
+    assert 0 < noncached_gain < 0.2 * cached_gain
+    # both DBT-2 variants compose with the one count; no other benchmark waits on ticks
+    for bench in PROFILES:
+        from zmodel.fits.kernel_versions import KernelVersionsModel
+
+        w = KernelVersionsModel._workload(bench, 8)
+        assert w.tick_waits == (k if bench.startswith("dbt2") else 0.0)

@@ -33,6 +33,7 @@ from zmodel.kernel.versions import (
     memory_overhead,
     memory_variant,
     spinlock_strategy,
+    tick_period,
 )
 
 
@@ -113,6 +114,36 @@ def test_one_cpu_no_locks_is_one_over_demand():
     d24 = d + 3 * 0.2e-6 * 1 + 5 * 4e-6
     assert r24.throughput == pytest.approx(1 / d24, rel=1e-9)
     assert r24.spin_fraction == 0.0
+
+
+def test_tick_period_per_platform_and_version():
+    # HZ from the kernels' include/asm-<arch>/param.h: i386 "#define HZ 100" in 2.4 and
+    # "# define HZ 1000 /* Internal kernel timer frequency */" in 2.5/2.6; ia64 "# define HZ 1024"
+    # in both; s390 100 in both (the IBM SJ paper: 2.4 "HZ ... 100 for almost every hardware
+    # architecture"; 2.6 raised it "on some hardware architectures")
+    expected = {("2.4.21", "x86"): 1 / 100, ("2.6.0", "x86"): 1 / 1000, ("2.6.16", "x86"): 1 / 1000,
+                ("2.4.21", "ia64"): 1 / 1024, ("2.6.7", "ia64"): 1 / 1024,
+                ("2.4.21", "zSeries"): 1 / 100, ("2.6.6", "zSeries"): 1 / 100}
+    for (version, platform), t in expected.items():
+        assert tick_period(kernel_version(version), platform) == t
+    assert "hz_1000" in kernel_version("2.6.0").features and "hz_1000" not in kernel_version("2.4.28").features
+    with pytest.raises(ValueError, match="platform"):
+        tick_period("2.6.0", "sparc")
+    with pytest.raises(ValueError, match="tick_waits"):
+        WorkloadProfile("w", tick_waits=-1.0)
+
+
+def test_tick_waits_are_a_delay_of_whole_ticks_by_hand():
+    # one client, nothing but 1 ms of CPU and k ticks of timer waits per transaction: X = 1 / (1 ms + k / HZ)
+    w = WorkloadProfile("w", clients=1, user_time=1e-3, tick_waits=2.5)
+    for version, platform, hz in (("2.4.21", "x86", 100), ("2.6.0", "x86", 1000), ("2.6.0", "zSeries", 100),
+                                  ("2.6.7", "ia64", 1024)):
+        r = compose(version, w, SystemConfig(cpus=1, platform=platform, devices=0))
+        assert r.throughput == pytest.approx(1 / (1e-3 + 2.5 / hz), rel=1e-12)
+    # eight clients on eight CPUs each cycle alone: the same per-client rate, eight times over
+    w8 = w.replace(clients=8)
+    r = compose("2.6.0", w8, SystemConfig(cpus=8, platform="x86", devices=0))
+    assert r.throughput == pytest.approx(8 / (1e-3 + 2.5 / 1000), rel=1e-9)
 
 
 def _ticket(n, z, s, c):

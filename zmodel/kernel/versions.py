@@ -28,7 +28,8 @@ solved by exact MVA (:func:`zmodel.queueing.mva`):
   storage back end (disk-seconds per I/O from :class:`zmodel.hardware.storage.StorageServer`
   or a plain disk service time), with the anticipatory I/O scheduler's idling
   (:func:`zmodel.kernel.iopath.anticipation_hold`) when the device has other work;
-* delays: the storage controller, other tiers (``external_delay``) and the think time.
+* delays: the storage controller, other tiers (``external_delay``), the sleeps and timeouts that end
+  on a timer tick (``tick_waits`` x :func:`tick_period`: 10 ms on 2.4, 1 ms on 2.6 x86) and the think time.
 
 The fixed points (spin fraction vs CPU utilization, anticipatory idling vs disk
 utilization) are iterated a fixed number of times (:data:`FIXED_POINT_ITERATIONS`).
@@ -73,6 +74,8 @@ __all__ = [
     "VERSION_ALIASES",
     "IO_SCHEDULERS",
     "kernel_version",
+    "tick_period",
+    "TICK_HZ",
     "calibrated_costs",
     "memory_variant",
     "spinlock_strategy",
@@ -301,6 +304,14 @@ FEATURE_DETAILS: dict[str, Feature] = {f.name: f for f in (
        "CPU time accounted on every context change from the System z virtual timer; steal time shown",
        "2.6.16", f"{_WAVV}, 'SLES10 / RHEL5 virtual CPU time accounting' (mainline version not printed)",
        "the feature is enabled by default in SLES10 and RHEL5", dated=False),
+    _f("hz_1000",
+       "timer tick of 1 ms instead of 10 ms (HZ 100 -> 1000) where the architecture raised HZ (x86; "
+       "s390 kept 100, ia64 had 1024 already): a sleep or timeout that ends on a tick ends ten times "
+       "sooner (:func:`tick_period`, ``WorkloadProfile.tick_waits``)",
+       "2.6.0", f"{_IBMSJ}, 'Timer tick'; the x86 value: Linux include/asm-i386/param.h, 'HZ 100' in "
+       "2.4 and '# define HZ 1000 /* Internal kernel timer frequency */' in 2.5/2.6 (until CONFIG_HZ, 2.6.13)",
+       "The HZ value was increased to 1000 for the Linux 2.6 kernel on some hardware architectures in order "
+       "to improve system responsiveness."),
     _f("idle_tick_patch",
        "no timer interrupts while the system is idle (z/VM can recognise idle guests)",
        "2.6.6", f"{_IBMSJ}, 'Timer tick'", "This patch has been accepted for the Linux 2.6.6 kernel."),
@@ -435,6 +446,43 @@ def kernel_version(name) -> KernelVersion:
     if key not in KERNEL_VERSIONS:
         raise ValueError(f"unknown kernel version {str(name)!r}; known: {', '.join(KERNEL_VERSIONS)}")
     return KERNEL_VERSIONS[key]
+
+
+#: platform -> timer interrupts per second (HZ) without and with ``hz_1000``: x86 100 in 2.4
+#: (include/asm-i386/param.h ``#define HZ 100``; the IBM SJ paper: "In Linux 2.4, HZ is a constant whose
+#: value is set at 100 for almost every hardware architecture except Alpha") and 1000 in 2.5/2.6
+#: (``# define HZ 1000 /* Internal kernel timer frequency */``); ia64 1024 in both (include/asm-ia64/
+#: param.h ``# define HZ 1024``); s390 100 in both (:attr:`KernelVersion.hz`: its z/VM guests tick
+#: every 10 ms)
+TICK_HZ = {"x86": (100.0, 1000.0), "ia64": (1024.0, 1024.0), "zSeries": (100.0, 100.0)}
+
+
+def tick_period(features, platform: str = "zSeries") -> float:
+    """Timer tick of a kernel feature set on a platform, 1/HZ [s].
+
+    Parameters
+    ----------
+    features : iterable of str or KernelVersion
+        Kernel features (:data:`FEATURE_DETAILS`); ``hz_1000`` raises HZ where the
+        platform did (:data:`TICK_HZ`).
+    platform : {"x86", "ia64", "zSeries"}, default "zSeries"
+        Processor architecture (:data:`PLATFORMS`).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> tick_period(kernel_version("2.4.21"), "x86"), tick_period(kernel_version("2.6.0"), "x86")
+    (0.01, 0.001)
+    >>> tick_period(kernel_version("2.6.0"), "zSeries")
+    0.01
+    """
+    f = _features_of(features)
+    if platform not in TICK_HZ:
+        raise ValueError(f"platform must be one of {list(TICK_HZ)}, got {platform!r}")
+    return 1.0 / TICK_HZ[platform]["hz_1000" in f]
 
 
 @vectorized
@@ -690,6 +738,10 @@ class WorkloadProfile:
         Process creations per transaction [1].
     external_delay : float
         Time per transaction spent in other tiers or clients, a delay [s].
+    tick_waits : float
+        Timer ticks a transaction waits for sleeps and timeouts that end on a tick, a
+        delay of ``tick_waits`` x :func:`tick_period` that shrinks tenfold on x86 with
+        ``hz_1000`` [1].
     runnable_fraction : float
         Fraction of the clients that are runnable tasks the 2.4 scheduler scans when the
         system is busy [1].
@@ -726,6 +778,7 @@ class WorkloadProfile:
     dcache_lookups: float = 0.0
     forks: float = 0.0
     external_delay: float = 0.0
+    tick_waits: float = 0.0
     runnable_fraction: float = 1.0
     shared_memory: float = 0.0
     large_pages: bool = False
@@ -1645,7 +1698,8 @@ def _compose_all(calls) -> list[SystemResult]:
     antic = col([p.antic for p in preps])
     other = np.repeat(np.array([[p.chan[0], p.chan[1], p.chan[2]] for p in preps]), sizes, axis=0)
     ctrl = col([p.ctrl for p in preps])
-    ext = col([p.w.external_delay for p in preps])
+    # other tiers, and the sleeps and timeouts that end on a timer tick (1/HZ of the version and platform)
+    ext = col([p.w.external_delay + p.w.tick_waits * tick_period(p.f, p.s.platform) for p in preps])
     handoff = col([p.c.handoff.spinlock_handoff for p in preps])
     servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, 1.0,
                                    math.inf, math.inf] for p in preps]), sizes, axis=0)
