@@ -15,6 +15,7 @@ import pytest
 from zmodel.fits.kernel_versions import (
     DBENCH_ROWS,
     EXCLUDED,
+    KernelVersionsModel,
     OSDL_ROWS,
     PROFILES,
     SHAPE_IDS,
@@ -320,7 +321,5 @@ def test_dbt2_tick_waits_reproduce_the_osdl_hz_comparison():
     assert 0 < noncached_gain < 0.2 * cached_gain
     # both DBT-2 variants compose with the one count; no other benchmark waits on ticks
     for bench in PROFILES:
-        from zmodel.fits.kernel_versions import KernelVersionsModel
-
         w = KernelVersionsModel._workload(bench, 8)
         assert w.tick_waits == (k if bench.startswith("dbt2") else 0.0)

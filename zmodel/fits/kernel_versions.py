@@ -173,6 +173,8 @@ it (catalog note).
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -182,7 +184,7 @@ from zmodel.fits import Calibration
 from zmodel.fits.kernel_memory import _first_crossing   # the dbench threshold crossings, read alike
 from zmodel.kernel.memory import DbenchMemoryCosts
 from zmodel.queueing._params import parameter_info
-from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose, compose_many
+from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose, compose_many, kernel_version
 
 __all__ = ["KernelVersionsModel", "PROFILES", "SYSTEMS", "attribution_table", "DBENCH_PLATFORM", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
            "EXCLUDED", "SHAPE_IDS", "BENCHMARKS", "measurements", "calibrate_kernel_versions",
@@ -273,10 +275,6 @@ DBT2_HZ_SCORES = {"dbt2_cached": (90.95, 102.38), "dbt2_noncached": (99.26, 99.9
 
 def _hz_pair(bench: str, tick_waits: float, p, cpus: int = 8) -> tuple[float, float]:
     """Throughput of ``bench`` under 2.6.0 built with HZ = 100 and with HZ = 1000 (x86) [1/s]."""
-    import dataclasses
-
-    from zmodel.kernel.versions import kernel_version
-
     kv = kernel_version(NEW)
     hz100 = dataclasses.replace(kv, name=f"{NEW} (HZ 100)", features=kv.features - {"hz_1000"})
     w = KernelVersionsModel._workload(bench, cpus, tick_waits=False).replace(tick_waits=tick_waits)
@@ -292,9 +290,7 @@ def _start_values() -> dict:
     return KernelVersionsModel().parameters().valuesdict()
 
 
-_TICK_WAITS: dict[str, float] = {}
-
-
+@functools.cache
 def dbt2_tick_waits() -> float:
     r"""Timer ticks a DBT-2 transaction waits for (SAP DB), read from the OSDL HZ = 100 / 1000 comparison.
 
@@ -314,24 +310,22 @@ def dbt2_tick_waits() -> float:
     float
         Ticks waited per transaction [1].
     """
-    if "dbt2" not in _TICK_WAITS:
-        from scipy.optimize import brentq
+    from scipy.optimize import brentq
 
-        p = _start_values()
-        lo, hi = DBT2_HZ_SCORES["dbt2_cached"]
-        target = hi / lo
+    p = _start_values()
+    lo, hi = DBT2_HZ_SCORES["dbt2_cached"]
+    target = hi / lo
 
-        def excess(k):
-            slow, fast = _hz_pair("dbt2_cached", k, p)
-            return fast / slow - target
+    def excess(k):
+        slow, fast = _hz_pair("dbt2_cached", k, p)
+        return fast / slow - target
 
-        upper = 1.0
-        while excess(upper) < 0:
-            upper *= 2.0
-            if upper > 1e6:
-                raise RuntimeError("the HZ ratio of the DBT-2 composition does not reach the measured one")
-        _TICK_WAITS["dbt2"] = float(brentq(excess, 0.0, upper, xtol=1e-12, rtol=1e-12))
-    return _TICK_WAITS["dbt2"]
+    upper = 1.0
+    while excess(upper) < 0:
+        upper *= 2.0
+        if upper > 1e6:
+            raise RuntimeError("the HZ ratio of the DBT-2 composition does not reach the measured one")
+    return float(brentq(excess, 0.0, upper, xtol=1e-12, rtol=1e-12))
 
 
 def hz_checks(p=None) -> list[dict]:
@@ -758,7 +752,7 @@ class KernelVersionsModel(Model):
 
     def o1_flat(self, p) -> bool:
         """Scheduler CPU per switch: flat in the number of tasks with O(1), growing in 2.4."""
-        from zmodel.kernel.versions import kernel_cpu_time, kernel_version
+        from zmodel.kernel.versions import kernel_cpu_time
 
         w = WorkloadProfile("s", clients=10, switches=1)
         s = SystemConfig(cpus=4)

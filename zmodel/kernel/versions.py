@@ -116,6 +116,13 @@ FIXED_POINT_TOL = 1e-6
 #: processor architectures of a composed system (:class:`SystemConfig`), as the catalog records
 #: the platform of each documented figure (:data:`zmodel.data.PLATFORMS`)
 PLATFORMS = ("x86", "ia64", "zSeries")
+#: platform -> timer interrupts per second (HZ) without and with ``hz_1000``: x86 100 in 2.4
+#: (include/asm-i386/param.h ``#define HZ 100``; the IBM SJ paper: "In Linux 2.4, HZ is a constant whose
+#: value is set at 100 for almost every hardware architecture except Alpha") and 1000 in 2.5/2.6
+#: (``# define HZ 1000 /* Internal kernel timer frequency */``); ia64 1024 in both (include/asm-ia64/
+#: param.h ``# define HZ 1024``); s390 100 in both (:attr:`KernelVersion.hz`: its z/VM guests tick
+#: every 10 ms)
+TICK_HZ = {"x86": (100.0, 1000.0), "ia64": (1024.0, 1024.0), "zSeries": (100.0, 100.0)}
 #: the I/O schedulers a version may offer (feature ``<name>_scheduler``)
 IO_SCHEDULERS = ("deadline", "anticipatory", "cfq", "noop")
 
@@ -342,7 +349,7 @@ class KernelVersion:
     hz : float
         Timer interrupts per second on s390 (100 for 2.4 and 2.6: "In Linux 2.4, HZ is a
         constant whose value is set at 100"; the 2.6 increase to 1000 was "on some hardware
-        architectures", not s390, whose z/VM guests tick every 10 ms) [1/s].
+        architectures", not s390, whose z/VM guests tick every 10 ms; :data:`TICK_HZ`) [1/s].
     default_io_scheduler : str
         The version's default I/O scheduler.
     """
@@ -405,7 +412,7 @@ def _build_versions() -> dict[str, KernelVersion]:
         sched = "anticipatory" if "anticipatory_scheduler" in feats else "deadline"
         note = "" if date_src == _IBMSJ else " (release date from the kernel.org archive, not printed in the seeds)"
         out[name] = KernelVersion(name=name, release_date=date, features=feats, description=desc + note,
-                                  hz=100.0, default_io_scheduler=sched)
+                                  hz=TICK_HZ["zSeries"]["hz_1000" in feats], default_io_scheduler=sched)
     return out
 
 
@@ -446,15 +453,6 @@ def kernel_version(name) -> KernelVersion:
     if key not in KERNEL_VERSIONS:
         raise ValueError(f"unknown kernel version {str(name)!r}; known: {', '.join(KERNEL_VERSIONS)}")
     return KERNEL_VERSIONS[key]
-
-
-#: platform -> timer interrupts per second (HZ) without and with ``hz_1000``: x86 100 in 2.4
-#: (include/asm-i386/param.h ``#define HZ 100``; the IBM SJ paper: "In Linux 2.4, HZ is a constant whose
-#: value is set at 100 for almost every hardware architecture except Alpha") and 1000 in 2.5/2.6
-#: (``# define HZ 1000 /* Internal kernel timer frequency */``); ia64 1024 in both (include/asm-ia64/
-#: param.h ``# define HZ 1024``); s390 100 in both (:attr:`KernelVersion.hz`: its z/VM guests tick
-#: every 10 ms)
-TICK_HZ = {"x86": (100.0, 1000.0), "ia64": (1024.0, 1024.0), "zSeries": (100.0, 100.0)}
 
 
 def tick_period(features, platform: str = "zSeries") -> float:
