@@ -24,6 +24,7 @@ from zmodel.fits.kernel_versions import (
     cross_validate_kernel_versions,
     dbt2_tick_waits,
     hz_checks,
+    hz_table,
     measurements,
 )
 
@@ -323,3 +324,18 @@ def test_dbt2_tick_waits_reproduce_the_osdl_hz_comparison():
     for bench in PROFILES:
         w = KernelVersionsModel._workload(bench, 8)
         assert w.tick_waits == (k if bench.startswith("dbt2") else 0.0)
+
+
+def test_hz_comparison_residuals_reported_with_the_fit(result):
+    # the numbers the tick count is read from are shown with their residuals at the fitted values:
+    # gains 100 (102.38 / 90.95 - 1) = 12.567 % (cached) and 100 (99.92 / 99.26 - 1) = 0.665 %
+    from zmodel.fits.kernel_versions import CALIBRATION
+
+    title = next(t for t in CALIBRATION.tables if "HZ = 100 vs 1000" in t)
+    table = CALIBRATION.tables[title](result).set_index("benchmark")
+    assert table.loc["dbt2_cached", "measured_gain_pct"] == pytest.approx(12.5673447, rel=1e-7)
+    assert table.loc["dbt2_noncached", "measured_gain_pct"] == pytest.approx(0.6649204, rel=1e-6)
+    assert list(table["fitted"]) == [True, False]
+    assert (table["residual_points"] == table["predicted_gain_pct"] - table["measured_gain_pct"]).all()
+    # at the starting values the cached residual is the root the count was solved for
+    assert hz_table().set_index("benchmark").loc["dbt2_cached", "residual_points"] == pytest.approx(0.0, abs=1e-8)
