@@ -8,7 +8,8 @@ Usage (from the repository root)::
 disks sharing 5.76 ms per request: the disks as one pooled 256-server station (the model before
 2026-11-27), as ``copies=256`` (now), and as 256 single-server stations written out (the same
 answer, the reference the tests compare with); and ``copies=256`` without a multi-server station
-(the plain recursion). Best of 5 after a warm-up (Numba compile excluded). Wall-clock
+(the plain recursion); and ``copies=256`` beside four multi-server stations (a CPU station and
+three channel stations, the scenario's composition). Best of 5 after a warm-up (Numba compile excluded). Wall-clock
 milliseconds on a shared machine; a measurement, never a test assertion.
 """
 from __future__ import annotations
@@ -45,6 +46,10 @@ def main() -> int:
         "256 stations written out": lambda: mva([d[0], d[1]] + [d[2] / 256] * 256, n,
                                                 servers=[math.inf, 4] + [1] * 256),
         "copies=256, no multi-server station": lambda: mva(d, n, servers=[math.inf, 1, 1], copies=[1, 1, 256]),
+        # the scenario's composition of a DS8300 behind four paths (examples/capacity_plan.py): a
+        # 2-CPU station, the channel processor and the two link directions (4 paths each), 256 disks
+        "copies=256 beside four multi-server stations": lambda: mva(
+            [0.00012, 0.00011, 0.00001, 0.00001, 0.00576], n, servers=[2, 4, 4, 4, 1], copies=[1, 1, 1, 1, 256]),
     }
     for name, f in cases.items():
         print(f"{name}: {best_of(f) * 1e3:.2f} ms")

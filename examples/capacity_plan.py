@@ -26,7 +26,8 @@ fitted to the WAVV 2008 channel figures with IBM's published FICON Express2 rate
 9,000 I/O/s) as its prior (the uncalibrated model would use the 1/7200 s of the FICON-1G
 catalog entry). ``PARAMETERS`` names another store.
 
-Run: ``python examples/capacity_plan.py`` (deterministic, a few seconds). The last line
+Run: ``python examples/capacity_plan.py`` (deterministic, about half a minute on one core: the 100
+parameter draws of 16 configurations; 100 s until 2026-11-27). The last line
 is the answer in a fixed ``ANSWER: key=value ...`` form.
 """
 from __future__ import annotations

@@ -572,6 +572,10 @@ def test_servers_per_network_hand_case_and_errors():
     ([Fr(3, 10), Fr(4, 5)], 7, Fr(1, 5), [1, 1], [1, 4]),            # plain path
     ([Fr(3, 10), Fr(4, 5), Fr(1, 20)], 9, Fr(1, 5), [3, 1, 1], [1, 6, 2]),  # beside a 3-server station
     ([Fr(1, 10), 2], 12, 0, [2, 1], [1, 8]),                         # the disks the bottleneck
+    # three multi-server stations beside the copies: each one's marginals from its own ordering
+    # of the multi-server factors after the recorded queues (and a 2-server station with no demand)
+    ([Fr(1, 10), Fr(3, 10), Fr(1, 20), Fr(2, 5), 0], 11, Fr(1, 5), [2, 3, 4, 1, 2], [1, 1, 1, 5, 1]),
+    ([Fr(7, 10), Fr(1, 4), Fr(9, 10), Fr(1, 2)], 40, 0, [4, 1, 2, 3], [1, 3, 1, 1]),   # near saturation
 ])
 def test_copies_equal_the_expanded_stations_by_buzen(D, N, Z, servers, copies):
     # m identical queues of demand D/m each, written out station by station, solved by

@@ -81,100 +81,164 @@ def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
     """Exact single-class MVA of one network that has multi-server stations.
 
     Throughputs come from a normalised convolution (all terms positive, so no
-    cancellation); for each multi-server station ``t`` one pass puts ``t`` last, so that
-    the partial network before it is the complement network and gives the marginal
-    probabilities p_t(j|n), j < c, as ratios of positive quantities. The mean queue
-    length then follows the load-dependent MVA recursion of Reiser & Lavenberg. A
-    single-server station of ``copies[k]`` = m identical queues enters the convolution
-    as m factors 1 / (1 - (D/m) z) and its queue follows R = D (1 + Q / m).
+    cancellation); each multi-server station ``t`` needs the complement network (all but
+    ``t``) for its marginal probabilities p_t(j|n), j < c, as ratios of positive
+    quantities, so the convolution is ordered with ``t`` last. The mean queue length then
+    follows the load-dependent MVA recursion of Reiser & Lavenberg. A single-server station
+    of ``copies[k]`` = m identical queues enters the convolution as m factors
+    1 / (1 - (D/m) z) and its queue follows R = D (1 + Q / m).
+
+    The chain runs the delays and single-server queues first, then the multi-server stations.
+    The first pass records the partial product of the delays and queues and the throughput
+    X(n) at every population; the pass of every other multi-server station ``t`` redoes only
+    the multi-server factors, ``t`` last, from that record (the partial product, and X(n), do
+    not depend on the order of the factors after it). Until 2026-11-27 every pass redid the
+    whole chain: with 256 disk queues beside four multi-server stations, four times the work.
     Returns X(N).
     """
     K = D.shape[0]
     zd = Z
-    nq = 0
+    nqq = 0      # convolution factors of the single-server queues (one per copy)
+    P = 0        # multi-server stations
     cmax = 1
     for k in range(K):
         q[k] = 0.0
         if kind[k] == _DELAY:
             zd += D[k]
         elif kind[k] == _QUEUE:
-            nq += copies[k]
+            nqq += copies[k]
         else:
-            nq += 1
+            P += 1
             if c_of[k] > cmax:
                 cmax = c_of[k]
+    nq = nqq + P
     W = cmax + 1
-    gam = np.empty((nq + 1, W))
-    h = np.empty(nq + 1)
-    xs = np.zeros(W)
+    multi = np.empty(P, np.int64)
     order = np.empty(nq, np.int64)
     dem = np.empty(nq)
+    pos = 0
+    for k in range(K):
+        if kind[k] == _QUEUE:
+            for _ in range(copies[k]):
+                order[pos] = k
+                dem[pos] = D[k] / copies[k]
+                pos += 1
+    i = 0
+    for k in range(K):
+        if kind[k] == _MULTI:
+            multi[i] = k
+            order[nqq + i] = k
+            dem[nqq + i] = D[k]
+            i += 1
+    gam = np.empty((nq + 1, W))
+    h = np.empty(nq + 1)
+    for p in range(nq + 1):
+        for w in range(W):
+            gam[p, w] = 1.0 if w == 0 else 0.0
+    # the record of the first pass: the partial product of the delays and queues (unnormalised
+    # h and normalised g at every population) and X(n)
+    hq = np.empty(npop + 1)
+    gq = np.empty(npop + 1)
+    xs = np.empty(npop + 1)
+    gq[0] = 1.0
+    xs[0] = 0.0
+    # first pass: the whole chain, the last multi-server station last
+    t = multi[P - 1]
+    ct = c_of[t]
+    dt = D[t]
+    qt = 0.0
     x = 0.0
-    first = True
-    for t in range(K):
-        if kind[t] != _MULTI:
-            continue
-        pos = 0
+    for n in range(1, npop + 1):
+        cur = n % W
+        prev = (n - 1) % W
+        hprev = gam[0, prev] * zd / n
+        h[0] = hprev
+        for p in range(1, nq + 1):
+            d = dem[p - 1]
+            if p <= nqq:
+                hv = hprev + d * gam[p, prev]
+            else:
+                c = c_of[order[p - 1]]
+                acc = hprev
+                w_ = d
+                jmax = min(c - 1, n)
+                for j in range(1, jmax + 1):
+                    acc += (1.0 - j / c) * w_ * gam[p - 1, (n - j) % W]
+                    if j < jmax:
+                        w_ = w_ * d * xs[n - j] / (j + 1)
+                hv = acc + (d / c) * gam[p, prev]
+            h[p] = hv
+            hprev = hv
+        x = 1.0 / hprev
+        for p in range(nq + 1):
+            gam[p, cur] = h[p] * x
+        xs[n] = x
+        hq[n] = h[nqq]
+        gq[n] = gam[nqq, cur]
+        # p_t(j | n-1) = D^j/j! * gam_{nq-1}(n-1-j) * prod_{l=n-j}^{n-1} x(l)
+        m = n - 1
+        corr = 0.0
+        v = 1.0
+        jtop = min(ct - 2, m)
+        for j in range(0, jtop + 1):
+            corr += (ct - 1 - j) * v * gam[nq - 1, (m - j) % W]
+            if j < jtop:
+                v = v * dt * xs[m - j] / (j + 1)
+        qt = x * (dt / ct) * (1.0 + qt + corr)
         for k in range(K):
             if kind[k] == _QUEUE:
-                for _ in range(copies[k]):
-                    order[pos] = k
-                    dem[pos] = D[k] / copies[k]
-                    pos += 1
-            elif kind[k] == _MULTI and k != t:
-                order[pos] = k
-                dem[pos] = D[k]
-                pos += 1
-        order[nq - 1] = t
-        dem[nq - 1] = D[t]
-        for i in range(nq + 1):
-            for w in range(W):
-                gam[i, w] = 1.0 if w == 0 else 0.0
+                q[k] = x * D[k] * (1.0 + q[k] / copies[k])
+    q[t] = qt
+    # every other multi-server station: the multi-server factors again, from the record, it last
+    tail = np.empty(P, np.int64)
+    gt = np.empty((P + 1, W))
+    ht = np.empty(P + 1)
+    for s in range(P - 1):
+        t = multi[s]
         ct = c_of[t]
         dt = D[t]
+        i = 0
+        for u in range(P):
+            if u != s:
+                tail[i] = multi[u]
+                i += 1
+        tail[P - 1] = t
+        for p in range(P + 1):
+            for w in range(W):
+                gt[p, w] = 1.0 if w == 0 else 0.0
         qt = 0.0
         for n in range(1, npop + 1):
             cur = n % W
             prev = (n - 1) % W
-            hprev = gam[0, prev] * zd / n
-            h[0] = hprev
-            for p in range(1, nq + 1):
-                st = order[p - 1]
-                d = dem[p - 1]
-                if kind[st] == _QUEUE:
-                    hv = hprev + d * gam[p, prev]
-                else:
-                    c = c_of[st]
-                    acc = hprev
-                    w_ = d
-                    jmax = min(c - 1, n)
-                    for j in range(1, jmax + 1):
-                        acc += (1.0 - j / c) * w_ * gam[p - 1, (n - j) % W]
-                        if j < jmax:
-                            w_ = w_ * d * xs[(n - j) % W] / (j + 1)
-                    hv = acc + (d / c) * gam[p, prev]
-                h[p] = hv
+            xn = xs[n]
+            hprev = hq[n]
+            for p in range(1, P + 1):
+                st = tail[p - 1]
+                d = D[st]
+                c = c_of[st]
+                acc = hprev
+                w_ = d
+                jmax = min(c - 1, n)
+                for j in range(1, jmax + 1):
+                    below = gq[n - j] if p == 1 else gt[p - 1, (n - j) % W]
+                    acc += (1.0 - j / c) * w_ * below
+                    if j < jmax:
+                        w_ = w_ * d * xs[n - j] / (j + 1)
+                hv = acc + (d / c) * gt[p, prev]
+                ht[p] = hv
                 hprev = hv
-            x = 1.0 / hprev
-            for p in range(nq + 1):
-                gam[p, cur] = h[p] * x
-            xs[cur] = x
-            # p_t(j | n-1) = D^j/j! * gam_{nq-1}(n-1-j) * prod_{l=n-j}^{n-1} x(l)
+            for p in range(1, P + 1):
+                gt[p, cur] = ht[p] * xn
             m = n - 1
             corr = 0.0
             v = 1.0
             jtop = min(ct - 2, m)
             for j in range(0, jtop + 1):
-                corr += (ct - 1 - j) * v * gam[nq - 1, (m - j) % W]
+                corr += (ct - 1 - j) * v * gt[P - 1, (m - j) % W]
                 if j < jtop:
-                    v = v * dt * xs[(m - j) % W] / (j + 1)
-            qt = x * (dt / ct) * (1.0 + qt + corr)
-            if first:
-                for k in range(K):
-                    if kind[k] == _QUEUE:
-                        q[k] = x * D[k] * (1.0 + q[k] / copies[k])
+                    v = v * dt * xs[m - j] / (j + 1)
+            qt = xn * (dt / ct) * (1.0 + qt + corr)
         q[t] = qt
-        first = False
     for k in range(K):
         if kind[k] == _DELAY:
             q[k] = x * D[k]
@@ -216,9 +280,10 @@ def mva_batch(D, Z, N, servers, copies, X, Q, R, U, RT):
         for k in range(K):
             inv_m[k] = 1.0 / copies[b, k]
             c = servers[b, k]
-            if c == 1.0 and D[b, k] == 0.0:
-                # a single server without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a
-                # delay of zero; solved as one (it adds exactly nothing to any sum)
+            if D[b, k] == 0.0:
+                # a station without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a delay of
+                # zero, with one server or several (a multi-server one would only add a pass
+                # whose factor is 1); solved as one (it adds exactly nothing to any sum)
                 kind[k] = _DELAY
             elif c == 1.0:
                 kind[k] = _QUEUE
