@@ -4,8 +4,9 @@
 ``compose_many`` call, the IOSQ bisections of all draws in lock step). The reference is
 the definition of the sampled predictions, written out here: for each parameter draw of
 :meth:`Scenario.draws`, the scenario with that draw's values (:meth:`Scenario.with_values`)
-predicted point by point (:meth:`Scenario.predict`, one composition per call). The two
-must agree bit for bit -- closed and open loads, populations swept, the IOSQ fixed point
+predicted point by point (each point's task driven alone, one composition per call). The two
+must agree bit for bit; so must :meth:`Scenario.predict`, which drives the points of a sweep
+together, and the same points each alone -- closed and open loads, populations swept, the IOSQ fixed point
 of PAV volumes, and saturated z/VM points.
 """
 from __future__ import annotations
@@ -49,14 +50,20 @@ CASES = {
 }
 
 
+def _point_by_point(scen: Scenario, sweep) -> np.ndarray:
+    """The rows of ``scen.predict(sweep)``, each point's task driven alone (as predict did until 2026-11-27)."""
+    _, jobs = scen._point_jobs(sweep)
+    rows = [row for _, point, populations in jobs for row in point._predict_point(populations)]
+    return np.array([[row[c] for c in INTERVAL_COLUMNS] for row in rows], dtype=float)
+
+
 def _per_draw(scen: Scenario, sweep, samples: int, seed: int) -> np.ndarray:
-    """The definition: each draw's values, the scenario predicted again (one composition per call)."""
+    """The definition: each draw's values, the scenario predicted again point by point."""
     draws = scen.draws(samples, seed)
     runs = []
     for i in range(samples):
         with quiet_saturation():
-            frame = scen.with_values({n: v[i] for n, v in draws.items()}).predict(sweep)
-        runs.append(frame[list(INTERVAL_COLUMNS)].to_numpy(dtype=float))
+            runs.append(_point_by_point(scen.with_values({n: v[i] for n, v in draws.items()}), sweep))
     return np.stack(runs)
 
 
@@ -69,6 +76,16 @@ def test_batched_draws_equal_the_per_draw_loop(case, monkeypatch):
     got = scen.sampled(sweep, samples=5, seed=3, progress=lambda i, n: done.append((i, n)))
     np.testing.assert_array_equal(got, _per_draw(scen, sweep, 5, 3))   # bit for bit, inf where inf
     assert done == [(i, 5) for i in range(1, 6)]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_points_driven_together_equal_each_point_alone(case):
+    # predict drives the tasks of all points of a sweep together (one compose_many call per step)
+    mapping, sweep = CASES[case]
+    scen = Scenario.from_dict(mapping)
+    with quiet_saturation():
+        got = scen.predict(sweep)[list(INTERVAL_COLUMNS)].to_numpy(dtype=float)
+        np.testing.assert_array_equal(got, _point_by_point(scen, sweep))   # bit for bit, inf where inf
 
 
 def test_the_cases_exercise_what_they_name():
