@@ -88,12 +88,13 @@ def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
     of ``copies[k]`` = m identical queues enters the convolution as m factors
     1 / (1 - (D/m) z) and its queue follows R = D (1 + Q / m).
 
-    The chain runs the delays and single-server queues first, then the multi-server stations.
-    The first pass records the partial product of the delays and queues and the throughput
-    X(n) at every population; the pass of every other multi-server station ``t`` redoes only
-    the multi-server factors, ``t`` last, from that record (the partial product, and X(n), do
-    not depend on the order of the factors after it). Until 2026-11-27 every pass redid the
-    whole chain: with 256 disk queues beside four multi-server stations, four times the work.
+    The chain runs the delays and single-server queues first, then the multi-server stations,
+    the last of them last; at each population the chain of every other multi-server station
+    ``t`` redoes only the multi-server factors, ``t`` last, from the partial product of the
+    delays and queues (that partial product, and X(n), do not depend on the order of the
+    factors after it). Until 2026-11-27 each such station had a pass of the whole chain: with
+    256 disk queues beside four multi-server stations, four times the work. Memory stays a
+    window of max(c) + 1 populations.
     Returns X(N).
     """
     K = D.shape[0]
@@ -130,19 +131,23 @@ def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
             order[nqq + i] = k
             dem[nqq + i] = D[k]
             i += 1
-    gam = np.empty((nq + 1, W))
+    # the other multi-server stations' chains: tail[s] = the multi-server factors, multi[s] last
+    tail = np.empty((P - 1, P), np.int64)
+    for s in range(P - 1):
+        i = 0
+        for u in range(P):
+            if u != s:
+                tail[s, i] = multi[u]
+                i += 1
+        tail[s, P - 1] = multi[s]
+    gam = np.zeros((nq + 1, W))
+    gam[:, 0] = 1.0
+    gt = np.zeros((P - 1, P + 1, W))
+    gt[:, :, 0] = 1.0
     h = np.empty(nq + 1)
-    for p in range(nq + 1):
-        for w in range(W):
-            gam[p, w] = 1.0 if w == 0 else 0.0
-    # the record of the first pass: the partial product of the delays and queues (unnormalised
-    # h and normalised g at every population) and X(n)
-    hq = np.empty(npop + 1)
-    gq = np.empty(npop + 1)
-    xs = np.empty(npop + 1)
-    gq[0] = 1.0
-    xs[0] = 0.0
-    # first pass: the whole chain, the last multi-server station last
+    ht = np.empty(P + 1)
+    qts = np.zeros(P - 1)
+    xs = np.zeros(W)
     t = multi[P - 1]
     ct = c_of[t]
     dt = D[t]
@@ -151,6 +156,7 @@ def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
     for n in range(1, npop + 1):
         cur = n % W
         prev = (n - 1) % W
+        # the whole chain, multi[P - 1] last
         hprev = gam[0, prev] * zd / n
         h[0] = hprev
         for p in range(1, nq + 1):
@@ -165,16 +171,14 @@ def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
                 for j in range(1, jmax + 1):
                     acc += (1.0 - j / c) * w_ * gam[p - 1, (n - j) % W]
                     if j < jmax:
-                        w_ = w_ * d * xs[n - j] / (j + 1)
+                        w_ = w_ * d * xs[(n - j) % W] / (j + 1)
                 hv = acc + (d / c) * gam[p, prev]
             h[p] = hv
             hprev = hv
         x = 1.0 / hprev
         for p in range(nq + 1):
             gam[p, cur] = h[p] * x
-        xs[n] = x
-        hq[n] = h[nqq]
-        gq[n] = gam[nqq, cur]
+        xs[cur] = x
         # p_t(j | n-1) = D^j/j! * gam_{nq-1}(n-1-j) * prod_{l=n-j}^{n-1} x(l)
         m = n - 1
         corr = 0.0
@@ -183,62 +187,46 @@ def _ld_network(D, Z, npop, kind, c_of, copies, q, r):
         for j in range(0, jtop + 1):
             corr += (ct - 1 - j) * v * gam[nq - 1, (m - j) % W]
             if j < jtop:
-                v = v * dt * xs[m - j] / (j + 1)
+                v = v * dt * xs[(m - j) % W] / (j + 1)
         qt = x * (dt / ct) * (1.0 + qt + corr)
         for k in range(K):
             if kind[k] == _QUEUE:
                 q[k] = x * D[k] * (1.0 + q[k] / copies[k])
-    q[t] = qt
-    # every other multi-server station: the multi-server factors again, from the record, it last
-    tail = np.empty(P, np.int64)
-    gt = np.empty((P + 1, W))
-    ht = np.empty(P + 1)
-    for s in range(P - 1):
-        t = multi[s]
-        ct = c_of[t]
-        dt = D[t]
-        i = 0
-        for u in range(P):
-            if u != s:
-                tail[i] = multi[u]
-                i += 1
-        tail[P - 1] = t
-        for p in range(P + 1):
-            for w in range(W):
-                gt[p, w] = 1.0 if w == 0 else 0.0
-        qt = 0.0
-        for n in range(1, npop + 1):
-            cur = n % W
-            prev = (n - 1) % W
-            xn = xs[n]
-            hprev = hq[n]
+        # every other multi-server station: its chain of the multi-server factors after the
+        # delays and queues (level nqq of the whole chain), it last
+        for s in range(P - 1):
+            hprev = h[nqq]
             for p in range(1, P + 1):
-                st = tail[p - 1]
+                st = tail[s, p - 1]
                 d = D[st]
                 c = c_of[st]
                 acc = hprev
                 w_ = d
                 jmax = min(c - 1, n)
                 for j in range(1, jmax + 1):
-                    below = gq[n - j] if p == 1 else gt[p - 1, (n - j) % W]
+                    below = gam[nqq, (n - j) % W] if p == 1 else gt[s, p - 1, (n - j) % W]
                     acc += (1.0 - j / c) * w_ * below
                     if j < jmax:
-                        w_ = w_ * d * xs[n - j] / (j + 1)
-                hv = acc + (d / c) * gt[p, prev]
+                        w_ = w_ * d * xs[(n - j) % W] / (j + 1)
+                hv = acc + (d / c) * gt[s, p, prev]
                 ht[p] = hv
                 hprev = hv
             for p in range(1, P + 1):
-                gt[p, cur] = ht[p] * xn
-            m = n - 1
+                gt[s, p, cur] = ht[p] * x
+            ts = multi[s]
+            cs = c_of[ts]
+            ds = D[ts]
             corr = 0.0
             v = 1.0
-            jtop = min(ct - 2, m)
+            jtop = min(cs - 2, m)
             for j in range(0, jtop + 1):
-                corr += (ct - 1 - j) * v * gt[P - 1, (m - j) % W]
+                corr += (cs - 1 - j) * v * gt[s, P - 1, (m - j) % W]
                 if j < jtop:
-                    v = v * dt * xs[m - j] / (j + 1)
-            qt = xn * (dt / ct) * (1.0 + qt + corr)
-        q[t] = qt
+                    v = v * ds * xs[(m - j) % W] / (j + 1)
+            qts[s] = x * (ds / cs) * (1.0 + qts[s] + corr)
+    q[t] = qt
+    for s in range(P - 1):
+        q[multi[s]] = qts[s]
     for k in range(K):
         if kind[k] == _DELAY:
             q[k] = x * D[k]
