@@ -75,3 +75,24 @@ def test_report_prefit_pool_ends_under_a_noop_sigterm_handler():
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "closed"
+
+
+def test_pool_terminated_before_its_workers_start_ends():
+    # terminate() reaches the workers before their initializer has reset the inherited no-op
+    # handler (workers slow to start, as on a loaded machine: the initializer is delayed here);
+    # the SIGTERM must not be swallowed, or join() waits for a worker blocked on the queue lock
+    out = _run("""
+        import time
+        from zmodel import calibration
+        start = calibration._forked_worker_init
+        def slow_start():
+            time.sleep(1.0)
+            start()
+        calibration._forked_worker_init = slow_start
+        pool = calibration._fork_pool(2)
+        pool.terminate()
+        pool.join()
+        print("ended")
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ended"

@@ -2106,21 +2106,38 @@ def _forked_worker_init() -> None:
     carries an event loop's handlers (``nbclient`` installs asyncio handlers for SIGINT and
     SIGTERM that only schedule a clean-up callback): in a worker they turn the SIGTERM of
     ``Pool.terminate()`` into a no-op, and the pool's ``join()`` then waits forever for a
-    worker blocked on its task queue.
+    worker blocked on its task queue. The worker is born with SIGTERM blocked
+    (:func:`_fork_pool`) and unblocks it here, after the reset: a SIGTERM that came before
+    (a pool terminated while its workers start) is then acted on, not swallowed by the
+    inherited handler.
     """
     import signal
 
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def _fork_pool(processes: int):
     """A ``fork`` pool of ``processes`` workers started by :func:`_forked_worker_init`: every
-    process pool of the package (the caller checks that ``fork`` exists)."""
-    import multiprocessing
+    process pool of the package (the caller checks that ``fork`` exists).
 
-    return multiprocessing.get_context("fork").Pool(processes, _forked_worker_init)
+    SIGTERM is blocked in this thread while the pool forks its workers (and starts the threads
+    that fork any later ones), so each worker keeps a SIGTERM pending until its initializer has
+    reset the handler. Until 2026-11-27 a pool terminated before a worker reached its
+    initializer (a loaded machine) could hang: the worker's inherited no-op handler swallowed
+    the SIGTERM, and the worker then waited forever for the task-queue lock the terminating
+    parent holds.
+    """
+    import multiprocessing
+    import signal
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        return multiprocessing.get_context("fork").Pool(processes, _forked_worker_init)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _run_fold(k: int):
