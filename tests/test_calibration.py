@@ -452,12 +452,18 @@ def test_a_parameter_no_remaining_row_reads_keeps_its_start_in_the_left_out_refi
                          "value_num": [4.0, 1.6, 2.2], "unit": "s"})
     assert calibrate(m, rows).unread == ()
     assert calibrate(m, rows, exclude=["doc.y2"]).unread == ("b",)
-    cv = cross_validate(m, rows, groups={"doc.y2": "g"}, progress=False).set_index("id")
+    table = cross_validate(m, rows, groups={"doc.y2": "g"}, progress=False)
+    cv = table.set_index("id")
     # without y2, a fits y1 = 4 and y3 = 2.2 on the relative scale: minimise (2a/4 - 1)^2 + (a/2.2 - 1)^2,
     # a = (1/2 + 1/2.2) / (1/4 + 1/2.2^2); y2 at the start b = 1 is a/2 + 3
     a = (1 / 2 + 1 / 2.2) / (1 / 4 + 1 / 2.2 ** 2)
     assert cv.loc["doc.y2", "predicted_loo"] == pytest.approx(a / 2 + 3.0, rel=1e-6)
     assert cv.loc["doc.y2", "unidentified_without"] == "b" and not cv.loc["doc.y2", "predictable"]
+    # what the remaining rows set in that fold: a as above, b held at its start, the top of its range
+    setting = table.attrs["refit_parameters"]["g"]
+    assert setting["a"][0] == pytest.approx(a, rel=1e-6) and not setting["a"][1]
+    assert setting["b"] == (1.0, True)
+    assert set(table.attrs["refit_parameters"]) == {"g", "doc.y1", "doc.y3"}
 # ----------------------------------------------------------------------------- Parameters API
 def test_parameters_mapping_api():
     ps = Parameters()

@@ -105,8 +105,11 @@ def test_group_report_table_by_hand():
                        "predicted_loo": [9.0, 13.0, 26.0, 4.5], "percent_error_loo": [-10.0, 30.0, 4.0, math.nan],
                        "bound_satisfied_loo": [None, None, None, True], "success": [True, True, False, False],
                        "unidentified_without": ["k_a", "k_a", "", ""], "predictable": [False, False, True, True]})
-    cv.attrs.update(median_abs_percent_error=10.0, refits=2, failed_refits=1)
+    cv.attrs.update(median_abs_percent_error=10.0, refits=2, failed_refits=1,
+                    refit_parameters={"A": {"k_a": (0.5, False), "k_b": (0.0, True)}, "B": {"k_a": (2.0, False)}})
     text = group_report(cv)
+    # each fold's refit values, the one on a bound of its range starred
+    assert "What the other benchmarks set" in text and "0*" in text and "0.5 " in text
     assert "Leave-one-benchmark-out" in text and "not converged 1 (failures)" in text
     # three value rows; only b1's prediction does not rest on an unidentified start (k_a): 4 %
     assert "value rows: 10.00 (3 rows); over the 1 of them that no parameter's start decides (predictable): 4.00" in text

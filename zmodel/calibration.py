@@ -2215,8 +2215,10 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
         ``median_abs_percent_error``, ``mean_abs_percent_error`` (over value rows),
         ``n``, ``bounds_satisfied`` of ``bounds``, ``n_failed`` (rows whose refit did not
         converge), ``failed_refits`` (refits that did not converge), ``refits``,
-        ``median_abs_percent_error_predictable``, ``n_unpredictable`` and
-        ``by_group`` (group -> median absolute percent error of its left-out value rows).
+        ``median_abs_percent_error_predictable``, ``n_unpredictable``,
+        ``by_group`` (group -> median absolute percent error of its left-out value rows) and
+        ``refit_parameters`` (fold -> {free parameter: (its refit value, whether it sits on a
+        bound of its range)}: what the remaining rows set).
 
     Notes
     -----
@@ -2372,19 +2374,31 @@ def _plan_cross_validation(model, measurements, exclude, weights, groups, full, 
                              percent_error_full=full_perr, percent_error_loo=perr,
                              residual_loo=lr["residual"], bound_satisfied_loo=satisfied_loo, success=loo.success,
                              predictable=not row_lost, unidentified_without=", ".join(row_lost)))
-        return bool(loo.success), fold
+        # what the remaining rows set: each free parameter's refit value, and whether it sits on
+        # a bound of its range (a left-out prediction read where the others pushed a parameter to
+        # its bound rests on that bound, not on a value the data chose)
+        setting = {n: (float(v.value), _on_bound(v)) for n, v in loo.params.items() if full.params[n].vary}
+        return bool(loo.success), fold, (name, setting)
 
     return len(jobs), refit
+
+
+def _on_bound(p) -> bool:
+    """Whether a parameter's value is on a bound of its range (within 1e-9 of the range's width)."""
+    span = p.max - p.min
+    tol = 1e-9 * (span if math.isfinite(span) else max(abs(p.value), 1.0))
+    return bool(p.value - p.min <= tol or p.max - p.value <= tol)
 
 
 def _cross_validation_table(results, refits: int):
     """The table of :func:`cross_validate` from its refits' ``(success, rows)`` in fold order."""
     import pandas as pd
 
-    rows, failed_refits = [], 0
-    for success, fold in results:
+    rows, failed_refits, settings = [], 0, {}
+    for success, fold, (name, setting) in results:
         failed_refits += not success
         rows += fold
+        settings[name] = setting
     out = pd.DataFrame(rows, columns=["id", "group", "kind", "unit", "measured", "predicted_full", "predicted_loo",
                                       "percent_error_full", "percent_error_loo", "residual_loo",
                                       "bound_satisfied_loo", "success", "predictable", "unidentified_without"])
@@ -2401,6 +2415,8 @@ def _cross_validation_table(results, refits: int):
     out.attrs["n_failed"] = int((~out["success"].astype(bool)).sum()) if len(out) else 0
     out.attrs["failed_refits"] = int(failed_refits)
     out.attrs["refits"] = refits
+    # fold (group, or left-out id) -> {free parameter: (refit value, on a bound of its range)}
+    out.attrs["refit_parameters"] = settings
     # rows whose removal leaves a parameter that only they determined: their left-out
     # "prediction" rests on that parameter's initial value, not on the other data
     out.attrs["median_abs_percent_error_predictable"] = float(b.median()) if len(b) else math.nan

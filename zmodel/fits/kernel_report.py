@@ -113,6 +113,14 @@ def group_report(cv) -> str:
         lines.append(pd.DataFrame(per).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
         cols = ["id", "group", "measured", "predicted_full", "predicted_loo", "percent_error_loo", "success"]
         lines.append(cv[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        settings = cv.attrs.get("refit_parameters") or {}
+        if settings:
+            names = list(dict.fromkeys(n for s in settings.values() for n in s))
+            lines.append("What the other benchmarks set: each refit's free parameters (* on a bound of its range: "
+                         "the left-out prediction rests on that bound)")
+            lines.append(pd.DataFrame([{"left out": g, **{n: (f"{s[n][0]:.4g}" + ("*" if s[n][1] else ""))
+                                                          if n in s else "" for n in names}}
+                                       for g, s in settings.items()]).to_string(index=False))
     return "\n".join(lines)
 
 

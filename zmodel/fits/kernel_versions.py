@@ -155,7 +155,11 @@ only ones that read the dbench parameters, and the decision-support rows the onl
 (reported as unpredictable; the refit holds them there, :func:`zmodel.calibration.cross_validate`:
 until 2026-11-27 the solver moved the unread ``antic_miss`` from its start 1 to 0.0003, and the
 heavy-load row was "predicted" at 0 % for -27 %; from the starts it is -42 %); every OSDL benchmark
-left out is predicted from the shared costs the others set.
+left out is predicted from the shared costs the others set. The report lists what each refit set
+(``refit_parameters`` of the table): without SPECweb99 the only other networked benchmark,
+SPECjAppServer (whose gain the O(1) term already over-predicts), puts the per-segment network cost
+at 0, the bound of its range, so SPECweb99 left out keeps none of its TSO/NAPI gain (4.9 / 15.3 %
+for 26 / 35); without ReAIM the runqueue hold falls from 37 to 31 us.
 
 Speed: every composition the rows need at a parameter vector -- and at all the
 finite-difference steps of a Jacobian -- is solved in one
