@@ -2391,7 +2391,7 @@ def _on_bound(p) -> bool:
 
 
 def _cross_validation_table(results, refits: int):
-    """The table of :func:`cross_validate` from its refits' ``(success, rows)`` in fold order."""
+    """The table of :func:`cross_validate` from its refits' ``(success, rows, (fold, setting))`` in fold order."""
     import pandas as pd
 
     rows, failed_refits, settings = [], 0, {}
