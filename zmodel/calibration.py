@@ -2377,17 +2377,13 @@ def _plan_cross_validation(model, measurements, exclude, weights, groups, full, 
         # what the remaining rows set: each free parameter's refit value, and whether it sits on
         # a bound of its range (a left-out prediction read where the others pushed a parameter to
         # its bound rests on that bound, not on a value the data chose)
-        setting = {n: (float(v.value), _on_bound(v)) for n, v in loo.params.items() if full.params[n].vary}
+        t = loo.parameter_table   # at_bound: the fit's own test; a held one rests on its start
+        setting = {n: (float(t.at[n, "value"]), bool(t.at[n, "at_bound"]) or (
+                       not t.at[n, "vary"] and t.at[n, "value"] in (t.at[n, "min"], t.at[n, "max"])))
+                   for n in t.index if full.params[n].vary}
         return bool(loo.success), fold, (name, setting)
 
     return len(jobs), refit
-
-
-def _on_bound(p) -> bool:
-    """Whether a parameter's value is on a bound of its range (within 1e-9 of the range's width)."""
-    span = p.max - p.min
-    tol = 1e-9 * (span if math.isfinite(span) else max(abs(p.value), 1.0))
-    return bool(p.value - p.min <= tol or p.max - p.value <= tol)
 
 
 def _cross_validation_table(results, refits: int):

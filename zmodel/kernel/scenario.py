@@ -61,8 +61,8 @@ from zmodel.kernel.versions import (
     calibrated_costs,
     compose,
     compose_many,
+    _delay_time,
     kernel_version,
-    tick_period,
 )
 from zmodel.conventions import (
     INTERVAL_LEVEL, as_choice, as_count, as_float_array, as_fraction, as_scalar, interval, quiet_saturation,
@@ -1323,8 +1323,7 @@ class Scenario:
             dp = float(self.channel_link().data_path_demand(prof.block_size)) * prof.io_per_transaction
             stations.append((dp, sys.channel_paths))
             names = names + ("channel data path",)
-        resp = (prof.io_per_transaction * sys.controller_time + prof.external_delay
-                + prof.tick_waits * tick_period(kv, sys.platform))   # the delays of compose
+        resp = prof.io_per_transaction * sys.controller_time + _delay_time(prof, kv, sys.platform)   # compose's delays
         cap = min((c / d for d, c in stations if d > 0), default=math.inf)
         saturated = [n for n, (d, c) in zip(names, stations) if d > 0 and lam * float(d) / c >= 1.0]
         limit, limit_name = self._server_limit(prof)   # the storage server's own ceiling, a bound

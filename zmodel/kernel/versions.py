@@ -483,6 +483,13 @@ def tick_period(features, platform: str = "zSeries") -> float:
     return 1.0 / TICK_HZ[platform]["hz_1000" in f]
 
 
+def _delay_time(workload, features, platform: str) -> float:
+    """Delay per transaction outside every station [s]: other tiers (``external_delay``) and the
+    sleeps and timeouts that end on a timer tick (``tick_waits`` x :func:`tick_period`); the
+    closed composition and the scenario's open load add the same."""
+    return workload.external_delay + workload.tick_waits * tick_period(features, platform)
+
+
 @vectorized
 def memory_variant(features) -> str:
     """The :mod:`zmodel.kernel.memory` kernel variant of a feature set.
@@ -1696,8 +1703,7 @@ def _compose_all(calls) -> list[SystemResult]:
     antic = col([p.antic for p in preps])
     other = np.repeat(np.array([[p.chan[0], p.chan[1], p.chan[2]] for p in preps]), sizes, axis=0)
     ctrl = col([p.ctrl for p in preps])
-    # other tiers, and the sleeps and timeouts that end on a timer tick (1/HZ of the version and platform)
-    ext = col([p.w.external_delay + p.w.tick_waits * tick_period(p.f, p.s.platform) for p in preps])
+    ext = col([_delay_time(p.w, p.f, p.s.platform) for p in preps])
     handoff = col([p.c.handoff.spinlock_handoff for p in preps])
     servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, 1.0,
                                    math.inf, math.inf] for p in preps]), sizes, axis=0)
