@@ -423,6 +423,55 @@ def test_batch_equals_loop():
     assert len(df) == 4 * 5 * 3
 
 
+def test_population_sweep_of_one_network_jain_table_34_1():
+    # one network at many populations (solved in one recursion that stops at each): Jain's
+    # Table 34.1 (Example 34.2), the populations given out of order, repeated, and with 0
+    D = [s * v for s, v in zip(JAIN_S, JAIN_V)]
+    pops = [20, 3, 0, 17, 3, 1, 20, 4]
+    r = mva(D, pops, think_time=4.0)
+    for i, n in enumerate(pops):
+        if n == 0:
+            assert r.throughput[i] == 0 and r.response_time[i] == 0 and not r.queue_length[i].any()
+            continue
+        row = JAIN_TABLE_34_1[n]
+        got = (*(r.residence_time[i] / np.array(JAIN_V)), r.response_time[i], r.throughput[i], *r.queue_length[i])
+        assert got == pytest.approx(row, abs=6e-4)  # printed to 3 decimals
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_population_sweep_equals_each_population_alone(data):
+    # one network, populations swept: every row is bit for bit the network solved at that
+    # population alone (queues, delays, copies, zero demands, servers at least max(N))
+    K = data.draw(st.integers(1, 6))
+    D = data.draw(st.lists(st.sampled_from([0.0, 0.003, 0.01, 0.2, 1.0, 7.5]), min_size=K, max_size=K))
+    servers = data.draw(st.lists(st.sampled_from([1, 1, math.inf, 400]), min_size=K, max_size=K))
+    copies = [data.draw(st.integers(1, 12)) if c == 1 else 1 for c in servers]
+    Z = data.draw(st.sampled_from([0.0, 0.5, 3.0]))
+    pops = data.draw(st.lists(st.integers(0, 300), min_size=2, max_size=12))
+    if not Z + sum(D) > 0:
+        return
+    r = mva(D, pops, think_time=Z, servers=servers, copies=copies)
+    for i, n in enumerate(pops):
+        one = mva(D, n, think_time=Z, servers=servers, copies=copies)
+        assert r.throughput[i] == one.throughput and r.response_time[i] == one.response_time
+        for got, want in ((r.queue_length, one.queue_length), (r.residence_time, one.residence_time),
+                          (r.utilization, one.utilization)):
+            assert np.array_equal(got[i], want)
+
+
+def test_population_sweep_with_a_multi_server_station_matches_buzen():
+    # a 3-server station below the largest population is not a sweep of one recursion (its
+    # chain depends on N): each population is solved on its own, and equals the convolution
+    D, servers = [0.4, 0.3, 0.1], [3, 1, math.inf]
+    pops = [1, 2, 5, 9]
+    r = mva(D, pops, think_time=1.0, servers=servers)
+    for i, n in enumerate(pops):
+        X, Q = buzen_exact([Fr(4, 10), Fr(3, 10), Fr(1, 10)], n, Z=1, servers=servers)
+        assert r.throughput[i] == pytest.approx(float(X), rel=1e-13)
+        assert r.queue_length[i] == pytest.approx([float(q) for q in Q], rel=1e-12)
+
+
 def test_population_zero_one_and_zero_demands():
     r = mva([1.0, 0.0, 2.0], 0, think_time=3.0)
     assert r.throughput == 0 and r.response_time == 0

@@ -29,13 +29,16 @@ _QUEUE, _DELAY, _MULTI = 0, 1, 2
 
 
 @_jit
-def _plain_network(D, Z, npop, kind, qidx, nqueue, inv_m, q, r, scratch):
+def _plain_network(D, Z, stops, kind, qidx, nqueue, inv_m, q, scratch, Xs, Qs, Rs):
     """Exact single-class MVA of one network of single-server and delay stations.
 
     ``qidx[:nqueue]`` lists the single-server stations; the others are delays (their
     demand adds to the think time). ``inv_m[k]`` is 1 / copies of station ``k``: a
     station of m identical queues sharing its demand evenly has R = D (1 + Q / m).
-    Writes queue lengths into ``q`` and residence times into ``r``; returns X(N).
+    ``stops`` holds populations >= 1 in ascending order: the recursion runs once, to the
+    last, and at the i-th it writes the throughput into ``Xs[i]``, the queue lengths into
+    ``Qs[i]`` and the residence times into ``Rs[i]`` -- the very operations, so the very
+    numbers, of a run that stops there. ``q`` and ``scratch`` are work arrays of K.
     """
     K = D.shape[0]
     zd = Z
@@ -44,36 +47,42 @@ def _plain_network(D, Z, npop, kind, qidx, nqueue, inv_m, q, r, scratch):
         if kind[k] != _QUEUE:
             zd += D[k]
     x = 0.0
-    if nqueue == K:  # all single-server queues: the branch-free loop
-        for n in range(1, npop + 1):
-            s = zd
+    n = 0
+    for i in range(stops.shape[0]):
+        if nqueue == K:  # all single-server queues: the branch-free loop
+            while n < stops[i]:
+                n += 1
+                s = zd
+                for k in range(K):
+                    rk = D[k] * (1.0 + q[k] * inv_m[k])
+                    scratch[k] = rk
+                    s += rk
+                x = n / s
+                for k in range(K):
+                    q[k] = x * scratch[k]
             for k in range(K):
-                rk = D[k] * (1.0 + q[k] * inv_m[k])
-                scratch[k] = rk
-                s += rk
-            x = n / s
+                Qs[i, k] = q[k]
+        else:
+            while n < stops[i]:
+                n += 1
+                s = zd
+                for j in range(nqueue):
+                    k = qidx[j]
+                    rk = D[k] * (1.0 + q[k] * inv_m[k])
+                    scratch[k] = rk
+                    s += rk
+                x = n / s
+                for j in range(nqueue):
+                    k = qidx[j]
+                    q[k] = x * scratch[k]
             for k in range(K):
-                q[k] = x * scratch[k]
-    else:
-        for n in range(1, npop + 1):
-            s = zd
-            for i in range(nqueue):
-                k = qidx[i]
-                rk = D[k] * (1.0 + q[k] * inv_m[k])
-                scratch[k] = rk
-                s += rk
-            x = n / s
-            for i in range(nqueue):
-                k = qidx[i]
-                q[k] = x * scratch[k]
+                Qs[i, k] = x * D[k]  # delays; queues are rewritten below
+            for j in range(nqueue):
+                k = qidx[j]
+                Qs[i, k] = x * scratch[k]
         for k in range(K):
-            q[k] = x * D[k]  # delays; queues are rewritten below
-        for i in range(nqueue):
-            k = qidx[i]
-            q[k] = x * scratch[k]
-    for k in range(K):
-        r[k] = q[k] / x if x > 0.0 else 0.0
-    return x
+            Rs[i, k] = Qs[i, k] / x if x > 0.0 else 0.0
+        Xs[i] = x
 
 
 @_jit
@@ -250,8 +259,10 @@ def mva_batch(D, Z, N, servers, copies, X, Q, R, U, RT):
     kind = np.empty(K, np.int64)
     c_of = np.ones(K, np.int64)
     scratch = np.empty(K)
+    qwork = np.empty(K)
     qidx = np.empty(K, np.int64)
     inv_m = np.empty(K)
+    stop = np.empty(1, np.int64)
     for b in range(B):
         npop = N[b]
         total = Z[b]
@@ -265,37 +276,108 @@ def mva_batch(D, Z, N, servers, copies, X, Q, R, U, RT):
                 R[b, k] = 0.0
                 U[b, k] = 0.0
             continue
-        multi = False
-        nqueue = 0
-        for k in range(K):
-            inv_m[k] = 1.0 / copies[b, k]
-            c = servers[b, k]
-            if D[b, k] == 0.0:
-                # a station without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a delay of
-                # zero, with one server or several (a multi-server one would only add a pass
-                # whose factor is 1); solved as one (it adds exactly nothing to any sum)
-                kind[k] = _DELAY
-            elif c == 1.0:
-                kind[k] = _QUEUE
-                qidx[nqueue] = k
-                nqueue += 1
-            elif c >= npop:  # includes inf: never more busy servers than jobs
-                kind[k] = _DELAY
-            else:
-                kind[k] = _MULTI
-                c_of[k] = np.int64(c)
-                multi = True
+        nqueue, multi = _classify(D[b], servers[b], copies[b], npop, kind, c_of, qidx, inv_m)
         if multi:
             X[b] = _ld_network(D[b], Z[b], npop, kind, c_of, copies[b], Q[b], R[b])
         else:
-            X[b] = _plain_network(D[b], Z[b], npop, kind, qidx, nqueue, inv_m, Q[b], R[b], scratch)
-        x = X[b]
-        rt = 0.0
+            stop[0] = npop
+            _plain_network(D[b], Z[b], stop, kind, qidx, nqueue, inv_m, qwork, scratch, X[b:b + 1], Q[b:b + 1],
+                           R[b:b + 1])
+        RT[b] = _utilization_and_response(X[b], D[b], servers[b], copies[b], R[b], U[b])
+
+
+@_jit
+def mva_sweep(D, Z, N, servers, copies, X, Q, R, U, RT):
+    """Exact single-class MVA of one network at each of ``B`` populations, in one recursion.
+
+    D (K,) demands [s]; Z think time [s]; N (B,) populations in any order; servers (K,)
+    float, copies (K,) int64, as one row of :func:`mva_batch`, which must not make any
+    station multi-server at max(N) (the caller checks: every station with demand has one
+    server, or at least max(N), or is a delay), and Z + sum(D) > 0. Writes what
+    :func:`mva_batch` writes for the network given once per population, and the same
+    numbers bit for bit: the recursion stops at each population asked for, and its first n
+    steps are those of a run to n.
+    """
+    B = N.shape[0]
+    K = D.shape[0]
+    kind = np.empty(K, np.int64)
+    c_of = np.ones(K, np.int64)
+    qidx = np.empty(K, np.int64)
+    inv_m = np.empty(K)
+    order = np.argsort(N, kind="mergesort")
+    stops = np.empty(B, np.int64)
+    slot = np.empty(B, np.int64)    # row b -> its population's index in stops (-1: N = 0)
+    nstop = 0
+    for i in range(B):
+        b = order[i]
+        if N[b] == 0:
+            slot[b] = -1
+            continue
+        if nstop == 0 or stops[nstop - 1] != N[b]:
+            stops[nstop] = N[b]
+            nstop += 1
+        slot[b] = nstop - 1
+    Xs = np.empty(nstop)
+    Qs = np.empty((nstop, K))
+    Rs = np.empty((nstop, K))
+    if nstop > 0:
+        nqueue, multi = _classify(D, servers, copies, stops[nstop - 1], kind, c_of, qidx, inv_m)
+        _plain_network(D, Z, stops[:nstop], kind, qidx, nqueue, inv_m, np.empty(K), np.empty(K), Xs, Qs, Rs)
+    for b in range(B):
+        i = slot[b]
+        if i < 0:
+            X[b] = 0.0
+            RT[b] = 0.0
+            for k in range(K):
+                Q[b, k] = 0.0
+                R[b, k] = 0.0
+                U[b, k] = 0.0
+            continue
+        X[b] = Xs[i]
         for k in range(K):
-            rt += R[b, k]
-            c = servers[b, k]
-            U[b, k] = 0.0 if c == np.inf else x * D[b, k] / (c * copies[b, k])
-        RT[b] = rt
+            Q[b, k] = Qs[i, k]
+            R[b, k] = Rs[i, k]
+        RT[b] = _utilization_and_response(X[b], D, servers, copies, R[b], U[b])
+
+
+@_jit
+def _classify(D, servers, copies, npop, kind, c_of, qidx, inv_m):
+    """Station kinds of one network at population ``npop`` (writes kind, c_of, qidx, inv_m).
+
+    Returns (number of single-server queues, whether any station is multi-server).
+    """
+    multi = False
+    nqueue = 0
+    for k in range(D.shape[0]):
+        inv_m[k] = 1.0 / copies[k]
+        c = servers[k]
+        if D[k] == 0.0:
+            # a station without demand: R = 0 (1 + Q) = 0 whatever Q, exactly a delay of
+            # zero, with one server or several (a multi-server one would only add a pass
+            # whose factor is 1); solved as one (it adds exactly nothing to any sum)
+            kind[k] = _DELAY
+        elif c == 1.0:
+            kind[k] = _QUEUE
+            qidx[nqueue] = k
+            nqueue += 1
+        elif c >= npop:  # includes inf: never more busy servers than jobs
+            kind[k] = _DELAY
+        else:
+            kind[k] = _MULTI
+            c_of[k] = np.int64(c)
+            multi = True
+    return nqueue, multi
+
+
+@_jit
+def _utilization_and_response(x, D, servers, copies, R, U):
+    """Per-server utilizations of one network into ``U``; returns its response time (sum of R)."""
+    rt = 0.0
+    for k in range(D.shape[0]):
+        rt += R[k]
+        c = servers[k]
+        U[k] = 0.0 if c == np.inf else x * D[k] / (c * copies[k])
+    return rt
 
 
 @_jit
