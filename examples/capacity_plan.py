@@ -28,7 +28,9 @@ catalog entry). ``PARAMETERS`` names another store.
 
 Run: ``python examples/capacity_plan.py`` (deterministic, about half a minute on one core: the 100
 parameter draws of 16 configurations; 100 s until 2026-11-27). The last line
-is the answer in a fixed ``ANSWER: key=value ...`` form.
+is the answer in a fixed ``ANSWER: key=value ...`` form. ``--csv PATH`` also writes the
+decision table (one row per kernel and channel count, the columns of :func:`decision_table`)
+to ``PATH``, for a spreadsheet or a later script.
 """
 from __future__ import annotations
 
@@ -140,8 +142,39 @@ def _fmt_ms(seconds: float) -> str:
     return "saturated" if not math.isfinite(seconds) else f"{seconds * 1e3:.3f}"
 
 
-def main() -> dict:
+def _arguments(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(description="How many FICON channel paths, and which kernel, for "
+                                                 f"{TARGET_IO_RATE:.0f} I/O/s within {RESPONSE_OBJECTIVE * 1e3:g} ms?")
+    parser.add_argument("--csv", metavar="PATH", type=Path,
+                        help="also write the decision table to PATH as CSV (its folder must exist)")
+    args = parser.parse_args(argv)
+    if args.csv is not None and not args.csv.parent.is_dir():
+        parser.error(f"--csv: folder {str(args.csv.parent)!r} does not exist")
+    return args
+
+
+def _write_csv(table, path: Path) -> None:
+    """The decision table as CSV, written whole or not at all (a temporary file renamed)."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".capacity_plan-", suffix=".csv", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            table.to_csv(fh, index=False)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main(argv=None) -> dict:
+    args = _arguments(argv)
     table = decision_table()
+    if args.csv is not None:
+        _write_csv(table, args.csv)
     print(f"Target: {TARGET_IO_RATE:.0f} I/O/s of 4 KiB random reads, mean response <= "
           f"{RESPONSE_OBJECTIVE * 1e3:.2f} ms (z990 LPAR, 2 CPUs, DS8300, FICON-4G multibus)\n")
     print(f"{'kernel':>7} {'paths':>5} {'I/O/s':>8} {'resp [ms]':>10} {'CPU util':>8} {'chan util':>9}  meets"

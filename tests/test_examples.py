@@ -61,17 +61,45 @@ def _parameter(parameters: str, name: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def plan():
+def run(tmp_path_factory):
+    """The script run once as a planner runs it, its decision table written with --csv."""
+    path = tmp_path_factory.mktemp("plan") / "decision.csv"
+    r = subprocess.run([sys.executable, str(SCRIPT), "--csv", str(path)], cwd=REPO, capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "CI": "1"})
+    return r, path
+
+
+@pytest.fixture(scope="module")
+def plan(run):
+    import pandas as pd
+
+    r, path = run
+    assert r.returncode == 0, r.stderr
     mod = _load_script()
-    table = mod.decision_table()
+    # as written: kernel versions stay strings, an empty 'saturated' stays ''
+    table = pd.read_csv(path, dtype={"kernel": str, "saturated": str, "parameters": str}, keep_default_na=False)
     return mod, table, mod.answer(table)
 
 
-def test_script_runs_and_prints_the_answer(plan):
+def test_csv_holds_every_configuration(plan):
     mod, table, result = plan
-    r = subprocess.run([sys.executable, str(SCRIPT)], cwd=REPO, capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "CI": "1"})
-    assert r.returncode == 0, r.stderr
+    assert sorted(zip(table["kernel"], table["channels"])) == sorted(
+        (k, c) for k in mod.KERNELS for c in mod.CHANNELS)
+    assert table["meets_objective"].dtype == bool and table["response_time"].dtype == float
+
+
+def test_csv_folder_must_exist(tmp_path):
+    missing = tmp_path / "no-such-folder" / "t.csv"
+    r = subprocess.run([sys.executable, str(SCRIPT), "--csv", str(missing)], cwd=REPO, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--csv: folder" in r.stderr.strip().splitlines()[-1]
+    assert not missing.parent.exists()
+
+
+def test_script_runs_and_prints_the_answer(run, plan):
+    mod, table, result = plan
+    r, _ = run
     assert "Traceback" not in r.stderr
     last = r.stdout.strip().splitlines()[-1]
     if not result["feasible"]:
