@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Mapping
@@ -483,6 +484,14 @@ class Workload:
         return cls(kind, **{k: m[k] for k in cls.KEYS[1:] if m.get(k) is not None})
 
 
+@functools.lru_cache(maxsize=32)
+def _storage_server(name: str):
+    """The storage server ``name`` of the hardware catalog, built once (it is immutable)."""
+    from zmodel.hardware.storage import StorageServer
+
+    return StorageServer.from_catalog(name)
+
+
 def _disk_seconds(server, prof: WorkloadProfile) -> tuple[float, float]:
     """Disk-seconds of one read and one write of ``prof`` on ``server`` (sequential or random) [s]."""
     kind = "sequential" if prof.sequential else "random"
@@ -643,9 +652,7 @@ class Scenario:
             if v is not None:
                 preset[field] = v
         if w.footprint is not None and self.hardware.storage_server is not None:
-            from zmodel.hardware.storage import StorageServer
-
-            server = StorageServer.from_catalog(self.hardware.storage_server)
+            server = _storage_server(self.hardware.storage_server)
             preset["hit_ratio"] = float(server.hit_ratio(w.footprint, preset.get("block_size", 4096.0)))
         return WorkloadProfile(w.kind, **preset)
 
@@ -666,7 +673,6 @@ class Scenario:
         the destage does and wait only for the controller and the link (until 2026-11-27 they
         waited for the disks as random misses did).
         """
-        from zmodel.hardware.storage import StorageServer
         from zmodel.kernel.hypervisor import idle_guest_overhead
 
         hw, hv, prof = self.hardware, self.hypervisor, self.profile()
@@ -675,7 +681,7 @@ class Scenario:
         info = {}
         disks, disk_time, ctrl, chan, paths = 1, 5e-3, 0.0, (0.0, 0.0, 0.0), hw.channels
         if hw.storage_server is not None:
-            server = StorageServer.from_catalog(hw.storage_server)
+            server = _storage_server(hw.storage_server)
             d_r, d_w = _disk_seconds(server, prof)
             disks, ctrl = server.disk_count, server.hit_time
             rf, h = prof.read_fraction, prof.hit_ratio
@@ -804,13 +810,11 @@ class Scenario:
         once from the disks); 0 without a storage server. Without NVS a write waits for its disks
         (:meth:`system`), and random reads wait for their misses.
         """
-        from zmodel.hardware.storage import StorageServer
-
         prof = self.profile() if prof is None else prof
         hw = self.hardware
         if hw.storage_server is None or prof.io_per_transaction <= 0:
             return 0.0
-        server = StorageServer.from_catalog(hw.storage_server)
+        server = _storage_server(hw.storage_server)
         d_r, d_w = _disk_seconds(server, prof)
         rf = prof.read_fraction
         behind = (1.0 - rf) * d_w if server.nvs_size > 0 else 0.0
@@ -830,12 +834,10 @@ class Scenario:
         without a storage server or I/O. Until 2026-11-27 the scenario ignored them (an ESS 800 at
         64 KiB carried 12207 I/O/s against its 500 MB/s internal path, 7629 I/O/s).
         """
-        from zmodel.hardware.storage import StorageServer
-
         prof = self.profile() if prof is None else prof
         if self.hardware.storage_server is None or prof.io_per_transaction <= 0:
             return math.inf, ""
-        server = StorageServer.from_catalog(self.hardware.storage_server)
+        server = _storage_server(self.hardware.storage_server)
         kind = "sequential" if prof.sequential else "random"
         rf = prof.read_fraction
         d_r = server.demands(f"{kind}_read", prof.block_size, prof.hit_ratio)   # h: random reads only
@@ -1737,10 +1739,14 @@ class _Overlay:
 
     def __init__(self, store, values):
         self._store, self._values = store, {k: float(v) for k, v in values.items()}
+        self._conditioned = None
 
     def values(self):
-        # a calibrated value that holds given a replaced assumed one moves with it (ParameterStore.conditioned)
-        return self._store.conditioned(self._values)
+        # a calibrated value that holds given a replaced assumed one moves with it (ParameterStore.conditioned);
+        # computed once (the store and the draw do not change), a copy for each caller
+        if self._conditioned is None:
+            self._conditioned = self._store.conditioned(self._values)
+        return dict(self._conditioned)
 
     def conditioned(self, overrides):
         return self._store.conditioned({**self._values, **overrides})
