@@ -269,12 +269,7 @@ def mva_batch(D, Z, N, servers, copies, X, Q, R, U, RT):
         for k in range(K):
             total += D[b, k]
         if npop == 0 or not total > 0.0:
-            X[b] = 0.0 if npop == 0 else np.nan
-            RT[b] = 0.0
-            for k in range(K):
-                Q[b, k] = 0.0
-                R[b, k] = 0.0
-                U[b, k] = 0.0
+            _no_jobs(b, 0.0 if npop == 0 else np.nan, X, Q, R, U, RT)
             continue
         nqueue, multi = _classify(D[b], servers[b], copies[b], npop, kind, c_of, qidx, inv_m)
         if multi:
@@ -326,18 +321,24 @@ def mva_sweep(D, Z, N, servers, copies, X, Q, R, U, RT):
     for b in range(B):
         i = slot[b]
         if i < 0:
-            X[b] = 0.0
-            RT[b] = 0.0
-            for k in range(K):
-                Q[b, k] = 0.0
-                R[b, k] = 0.0
-                U[b, k] = 0.0
+            _no_jobs(b, 0.0, X, Q, R, U, RT)
             continue
         X[b] = Xs[i]
         for k in range(K):
             Q[b, k] = Qs[i, k]
             R[b, k] = Rs[i, k]
         RT[b] = _utilization_and_response(X[b], D, servers, copies, R[b], U[b])
+
+
+@_jit
+def _no_jobs(b, x, X, Q, R, U, RT):
+    """Row ``b`` of a batch with no work: throughput ``x`` (0; nan for jobs but no demand), all else 0."""
+    X[b] = x
+    RT[b] = 0.0
+    for k in range(Q.shape[1]):
+        Q[b, k] = 0.0
+        R[b, k] = 0.0
+        U[b, k] = 0.0
 
 
 @_jit
