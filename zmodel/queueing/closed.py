@@ -299,11 +299,11 @@ def mva(service_demands, population, think_time=0.0, servers=1,
             raise ValueError(
                 f"{label} must broadcast against the batch shape {batch} (its shape without the station "
                 f"axis), got shape {arr.shape}") from None
-    Db = np.ascontiguousarray(np.broadcast_to(D, batch + (K,))).reshape(-1, K)
-    Zb = np.ascontiguousarray(np.broadcast_to(Z, batch), dtype=float).reshape(-1)
-    Nb = np.ascontiguousarray(np.broadcast_to(N, batch), dtype=np.int64).reshape(-1)
-    Sb = np.ascontiguousarray(np.broadcast_to(srv, batch + (K,)), dtype=float).reshape(-1, K)
-    Cb = np.ascontiguousarray(np.broadcast_to(cop, batch + (K,)), dtype=np.int64).reshape(-1, K)
+    Db = _kernel_array(np.broadcast_to(D, batch + (K,)), float).reshape(-1, K)
+    Zb = _kernel_array(np.broadcast_to(Z, batch), float).reshape(-1)
+    Nb = _kernel_array(np.broadcast_to(N, batch), np.int64).reshape(-1)
+    Sb = _kernel_array(np.broadcast_to(srv, batch + (K,)), float).reshape(-1, K)
+    Cb = _kernel_array(np.broadcast_to(cop, batch + (K,)), np.int64).reshape(-1, K)
     B = Db.shape[0]
     X = np.empty(B)
     Q = np.empty((B, K))
@@ -334,6 +334,16 @@ def mva(service_demands, population, think_time=0.0, servers=1,
         X, resp = float(X), float(resp)
     return MVAResult(throughput=X, response_time=resp, residence_time=R,
                      queue_length=Q, utilization=U)
+
+
+def _kernel_array(a, dtype) -> np.ndarray:
+    """``a`` as a C-contiguous, writable array of ``dtype`` for a Numba kernel.
+
+    Numba compiles one specialization per argument type, and a read-only array (a view from
+    ``np.broadcast_to``, or a caller's read-only input) is another type: until 2026-11-27 a fresh
+    install compiled ``mva_batch`` eight times over a test run. A read-only array is copied.
+    """
+    return np.require(a, dtype=dtype, requirements=("C", "W"))
 
 
 def _one_network(D, Z, N, servers, copies) -> bool:

@@ -556,12 +556,14 @@ def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
     mub = np.broadcast_to(mu, shape + (mu.shape[-1],)).reshape(-1, mu.shape[-1])
     from . import _ld_kernels as lk
 
-    mub = np.ascontiguousarray(mub)
+    # writable copies where the broadcasts are read-only views: one compiled kernel signature
+    mub = np.require(mub, dtype=float, requirements=("C", "W"))
     p = np.empty((nb.size, nmax + 1))
     x = np.empty(nb.size)
     q = np.empty(nb.size)
     util = np.empty(nb.size)   # 1 - p_0, summed without cancellation
-    lk.finite_source_batch(np.ascontiguousarray(nb), np.ascontiguousarray(zb, dtype=float),
+    lk.finite_source_batch(np.require(nb, dtype=float, requirements=("C", "W")),
+                           np.require(zb, dtype=float, requirements=("C", "W")),
                            np.empty((nb.size, 0)), mub, p, x, q, util)
     with np.errstate(invalid="ignore", divide="ignore"):
         rt = np.where(x > 0, q / np.where(x > 0, x, 1.0), 0.0)
