@@ -685,3 +685,26 @@ def test_copies_at_a_huge_population_saturate_at_m_over_d():
 def test_copies_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         mva([0.1, 0.2], 4, **kwargs)
+
+
+def test_kernels_see_writable_arrays_whatever_the_caller_gives():
+    # Numba compiles one specialization per argument type and a read-only array is another
+    # type: a fresh install compiled mva_batch eight times until the inputs were normalized.
+    # Read-only broadcasts, read-only populations and a one-network sweep all reach the kernels
+    # as writable arrays, and give the numbers of writable inputs.
+    from numba import types
+
+    from zmodel.queueing.closed import _kernels
+
+    D = np.broadcast_to(np.array([0.2, 0.3]), (3, 2))
+    N = np.array([1, 4, 9])
+    N.setflags(write=False)
+    Z = np.broadcast_to(np.array(1.0), (3,))
+    got = mva(D, N, think_time=Z, servers=[1, 1], copies=[1, 2])
+    want = mva(np.array(D), np.array(N), think_time=np.array(Z), servers=[1, 1], copies=[1, 2])
+    assert np.array_equal(got.throughput, want.throughput)
+    mva(np.array([[0.2, 0.3], [0.1, 0.3], [0.4, 0.1]]), N, think_time=Z, servers=[2, 1])   # per-row networks
+    for kernel in (_kernels().mva_batch, _kernels().mva_sweep):
+        assert kernel.signatures, kernel
+        for signature in kernel.signatures:
+            assert all(t.mutable for t in signature if isinstance(t, types.Array)), signature
