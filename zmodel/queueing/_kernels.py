@@ -47,11 +47,11 @@ def _plain_network(D, Z, stops, kind, qidx, nqueue, inv_m, q, scratch, Xs, Qs, R
         if kind[k] != _QUEUE:
             zd += D[k]
     x = 0.0
-    n = 0
+    done = 0   # the population the recursion has reached
     for i in range(stops.shape[0]):
+        top = stops[i]
         if nqueue == K:  # all single-server queues: the branch-free loop
-            while n < stops[i]:
-                n += 1
+            for n in range(done + 1, top + 1):
                 s = zd
                 for k in range(K):
                     rk = D[k] * (1.0 + q[k] * inv_m[k])
@@ -63,8 +63,7 @@ def _plain_network(D, Z, stops, kind, qidx, nqueue, inv_m, q, scratch, Xs, Qs, R
             for k in range(K):
                 Qs[i, k] = q[k]
         else:
-            while n < stops[i]:
-                n += 1
+            for n in range(done + 1, top + 1):
                 s = zd
                 for j in range(nqueue):
                     k = qidx[j]
@@ -83,6 +82,7 @@ def _plain_network(D, Z, stops, kind, qidx, nqueue, inv_m, q, scratch, Xs, Qs, R
         for k in range(K):
             Rs[i, k] = Qs[i, k] / x if x > 0.0 else 0.0
         Xs[i] = x
+        done = top
 
 
 @_jit

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._result import Result
-from .closed import MultiClassMVAResult
+from .closed import MultiClassMVAResult, _kernel_array
 from ._validate import as_float_array, as_int_array, as_servers
 from zmodel.conventions import vectorized
 
@@ -556,15 +556,13 @@ def finite_source(population, think_time, service_rate) -> FiniteSourceResult:
     mub = np.broadcast_to(mu, shape + (mu.shape[-1],)).reshape(-1, mu.shape[-1])
     from . import _ld_kernels as lk
 
-    # writable copies where the broadcasts are read-only views: one compiled kernel signature
-    mub = np.require(mub, dtype=float, requirements=("C", "W"))
+    mub = _kernel_array(mub, float)   # a read-only broadcast would compile a second signature
     p = np.empty((nb.size, nmax + 1))
     x = np.empty(nb.size)
     q = np.empty(nb.size)
     util = np.empty(nb.size)   # 1 - p_0, summed without cancellation
-    lk.finite_source_batch(np.require(nb, dtype=float, requirements=("C", "W")),
-                           np.require(zb, dtype=float, requirements=("C", "W")),
-                           np.empty((nb.size, 0)), mub, p, x, q, util)
+    lk.finite_source_batch(_kernel_array(nb, float), _kernel_array(zb, float), np.empty((nb.size, 0)), mub, p, x,
+                           q, util)
     with np.errstate(invalid="ignore", divide="ignore"):
         rt = np.where(x > 0, q / np.where(x > 0, x, 1.0), 0.0)
     out = {k: v.reshape(shape) for k, v in
