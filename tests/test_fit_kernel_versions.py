@@ -18,6 +18,7 @@ from zmodel.fits.kernel_versions import (
     KernelVersionsModel,
     OSDL_ROWS,
     PROFILES,
+    reaim_profile,
     SHAPE_IDS,
     DBT2_HZ_SCORES,
     calibrate_kernel_versions,
@@ -101,9 +102,9 @@ def test_residual_tolerances(result):
     # light load: within 2.5 percentage points of "same performance"
     assert abs(res.loc["osdl.iosched-light-load", "predicted"]) <= 2.5
     # the documented direction of every OSDL pair: 2.6 better than 2.4, more so on 8 CPUs than on 4
-    # (OSDL "Results Summary": ReAIM 9.75 -> 27.78, SPECweb99 26 -> 35, SPECjAppServer 7 -> 14,
-    # SPECjbb2000 6 -> 8)
-    for bench in ("reaim", "specweb", "specjapp", "specjbb"):
+    # (OSDL "Results Summary": SPECweb99 26 -> 35, SPECjAppServer 7 -> 14, SPECjbb2000 6 -> 8;
+    # ReAIM 9.75 -> 27.78 is not composed, test_reaim_gains_are_explained)
+    for bench in ("specweb", "specjapp", "specjbb"):
         g4, g8 = (res.loc[f"osdl.summary-{bench}-{n}way", "predicted"] for n in (4, 8))
         m4, m8 = (res.loc[f"osdl.summary-{bench}-{n}way", "measured"] for n in (4, 8))
         assert 0 < m4 < m8 and 0 < g4 < g8, bench
@@ -117,12 +118,12 @@ def test_residual_tolerances(result):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-27, counts as read (no per-benchmark multipliers), hand-off locks, segments per request, "
-    "the dcache lock, WebSphere on LinuxThreads, DBT-2's timer waits: the OSDL pairs miss the issue-5 "
-    "tolerances -- DBT-2 cached 16.5 vs 20 (6.9 before its timer waits, 11.3 before its 12 disks became "
-    "separate queues, both 2026-11-27), ReAIM 6.0 / 23.3 vs 9.75 / 27.78, SPECjAppServer 8.4 / 21.2 vs "
-    "7 / 14, SPECjbb2000 5.2 / 5.8 vs 6 / 8, SPECweb99 26.1 / 33.2 vs 26 / 35 (8-way just outside 5 %); "
-    "the targets stay"))
+    "2026-11-28, counts as read (no per-benchmark multipliers; ReAIM's from its published workload), "
+    "hand-off locks, segments per request, the dcache lock, WebSphere on LinuxThreads, DBT-2's timer "
+    "waits: the OSDL pairs miss the issue-5 tolerances -- DBT-2 cached 15.0 vs 20, ReAIM ~0 / ~0 vs "
+    "9.75 / 27.78 (no mechanism composed; 6.0 / 23.3 with the earlier reading of 4 switches per ms), "
+    "SPECjAppServer 7.4 / 15.9 vs 7 / 14, SPECjbb2000 5.1 / 5.5 vs 6 / 8, SPECweb99 27.5 / 32.6 vs "
+    "26 / 35; the targets stay"))
 def test_osdl_pairs_within_the_issue_tolerances(result):
     res = result.to_frame("residuals").set_index("id")
     err = res["percent_error"].abs()
@@ -176,16 +177,37 @@ def test_rows_are_composed_on_their_platform():
 def test_parameters_identified(result):
     t = result.parameter_table
     free = t[t["vary"]]
-    assert free["identifiable"].all() and not free["at_bound"].any()
+    # every free parameter identified but the anticipatory miss probability: it and the LUN time
+    # are set by the same three decision-support rows (correlation -0.99), and the ReAIM rows the
+    # composition cannot explain (gain ~0 for 9.75 / 27.78 % with the workfile's activity, below)
+    # raise the reduced chi-square that scales every standard error, so its error exceeds its value
+    assert set(free.index[~free["identifiable"].astype(bool)]) == {"antic_miss"}
+    assert not free["at_bound"].any()
     assert result.success
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "2026-11-28, ReAIM's activity read from OSDL re-aim-7's Database Mix (reaim_profile: ~2 switches, "
+    "0.27 forks and ~1 block I/O per 25 ms job at the largest load): the composition's 2.4 -> 2.6 gain "
+    "is ~0 % for 9.75 / 27.78 %, and 2.6 does not hold its throughput better at the largest load; the "
+    "mechanism is missing (suspects: the 2.6 per-CPU page lists against 2.4's zone lock under "
+    "page_test's 1,600 faults per call, sync() under 2.4's big kernel lock, the O(1) scheduler's "
+    "CPU affinity), not a count"))
+def test_reaim_gains_are_explained(result):
+    res = result.to_frame("residuals").set_index("id")
+    for id_ in ("osdl.summary-reaim-4way", "osdl.summary-reaim-8way"):
+        assert abs(res.loc[id_, "percent_error"]) <= 50.0, id_
+    checks = result.to_frame("shape_checks").set_index("id")["passed"]
+    assert checks["osdl.reaim-26-holds-throughput"]
 
 
 def test_shape_claims(result):
     checks = result.to_frame("shape_checks").set_index("id")["passed"]
     failing = set(checks.index[checks == False])  # noqa: E712
     # the deck's own table contradicts "improvement over 2.4 is greater with increased I/O
-    # workload" (cached 20.00 > non-cached 8.64): the model sides with the table
-    assert failing == {"osdl.dbt2-improvement-grows-with-io"}
+    # workload" (cached 20.00 > non-cached 8.64): the model sides with the table; ReAIM holding its
+    # throughput better under 2.6 is not composed (test_reaim_gains_are_explained)
+    assert failing == {"osdl.dbt2-improvement-grows-with-io", "osdl.reaim-26-holds-throughput"}
     assert checks.notna().all()
 
 
@@ -232,10 +254,11 @@ def test_leave_one_benchmark_out():
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-27, counts as read, hand-off locks, segments per request, the dcache lock, WebSphere on "
-    "LinuxThreads: leave-one-benchmark-out median 52.3 % (61.3 % on 2026-11-26; dbench 65 %, decision "
-    "support 51 %, DBT-2 76 %, ReAIM 29 %, SPECweb99 67 %, SPECjAppServer 70 %, SPECjbb2000 20 %); the "
-    "issue-12 target (25 %) stays"))
+    "2026-11-28, counts as read (ReAIM's from its published workload), hand-off locks, segments per "
+    "request, the dcache lock, WebSphere on LinuxThreads: leave-one-benchmark-out median 65.3 % over 14 "
+    "rows (56.3 % with ReAIM's earlier reading of 4 switches per ms; dbench 65 %, decision support 26 %, "
+    "DBT-2 60 %, ReAIM 100 % -- no mechanism composed --, SPECweb99 117 % with its refit not converged, "
+    "SPECjAppServer 80 %, SPECjbb2000 23 %); the issue-12 target (25 %) stays"))
 def test_leave_one_benchmark_out_target():
     from zmodel.fits.kernel_versions import CALIBRATION
 
@@ -339,3 +362,31 @@ def test_hz_comparison_residuals_reported_with_the_fit(result):
     assert (table["residual_points"] == table["predicted_gain_pct"] - table["measured_gain_pct"]).all()
     # at the starting values the cached residual is the root the count was solved for
     assert hz_table().set_index("benchmark").loc["dbt2_cached", "residual_points"] == pytest.approx(0.0, abs=1e-8)
+
+
+def test_reaim_activity_is_read_from_the_workfile():
+    # OSDL re-aim-7, data/workfile.new_dbase with data/reaim.config (FILESIZE 10k, POOLSIZE 1m), by hand:
+    # the driver's list per child rounds hits / 570 x 100: disk_rd 40 -> 7, disk_rr 40 -> 7,
+    # sync_disk_rw 10 -> 2, sync_disk_update 10 -> 2, ..., 103 calls in all. With 256 children each
+    # file holds D = 10 + 1024 // 256 = 14 KB:
+    #   forks: 2 system("sync") x (7 + 7) = 28 per child -> 28 / 103
+    #   O_SYNC writes: (2 + 2) calls x D / 2 = 2 D = 28; written-back pages: 14 files x 14 KB / 4 KB = 49
+    #   switches: 4 x 28 + 2 x 28 = 168 per child -> 168 / 103, plus 25 ms / 60 ms of timeslice ends
+    r = reaim_profile(256)
+    assert r["forks"] == pytest.approx(28 / 103, rel=1e-12)
+    assert r["io_per_transaction"] == pytest.approx((28 + 49) / 103, rel=1e-12)
+    assert r["switches"] == pytest.approx(168 / 103 + 25 / 60, rel=1e-12)
+    # one child: D = 10 + 1024 = 1034 KB, 2 D = 2068 O_SYNC writes, 14 x 1034 / 4 = 3619 pages
+    one = reaim_profile(1)
+    assert one["io_per_transaction"] == pytest.approx((2068 + 3619) / 103, rel=1e-12)
+    assert one["switches"] == pytest.approx((112 + 2 * 2068) / 103 + 25 / 60, rel=1e-12)
+    assert PROFILES["reaim"] == r
+    for bad in (0, -1, 2.5, True, "8"):
+        with pytest.raises(ValueError, match="children"):
+            reaim_profile(bad)
+    # each load level is composed with its own activity; a list of levels is refused
+    m = KernelVersionsModel()
+    p = m.parameters().valuesdict()
+    assert m.composition("reaim", 8, "2.6.0", p, clients=1)["workload"].io_per_transaction == one["io_per_transaction"]
+    with pytest.raises(ValueError, match="clients"):
+        m.composition("reaim", 8, "2.6.0", p, clients=[1, 2])
