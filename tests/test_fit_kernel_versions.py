@@ -257,7 +257,7 @@ def test_leave_one_benchmark_out():
     "2026-11-28, counts as read (ReAIM's from its published workload), hand-off locks, segments per "
     "request, the dcache lock, WebSphere on LinuxThreads: leave-one-benchmark-out median 65.3 % over 14 "
     "rows (56.3 % with ReAIM's earlier reading of 4 switches per ms; dbench 65 %, decision support 26 %, "
-    "DBT-2 60 %, ReAIM 100 % -- no mechanism composed --, SPECweb99 117 % with its refit not converged, "
+    "DBT-2 60 %, ReAIM 100 % -- no mechanism composed --, SPECweb99 117 %, "
     "SPECjAppServer 80 %, SPECjbb2000 23 %); the issue-12 target (25 %) stays"))
 def test_leave_one_benchmark_out_target():
     from zmodel.fits.kernel_versions import CALIBRATION
