@@ -118,7 +118,7 @@ def test_residual_tolerances(result):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-28, counts as read (no per-benchmark multipliers; ReAIM's from its published workload), "
+    "2026-11-27, counts as read (no per-benchmark multipliers; ReAIM's from its published workload), "
     "hand-off locks, segments per request, the dcache lock, WebSphere on LinuxThreads, DBT-2's timer "
     "waits: the OSDL pairs miss the issue-5 tolerances -- DBT-2 cached 15.0 vs 20, ReAIM ~0 / ~0 vs "
     "9.75 / 27.78 (no mechanism composed; 6.0 / 23.3 with the earlier reading of 4 switches per ms), "
@@ -187,7 +187,7 @@ def test_parameters_identified(result):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-28, ReAIM's activity read from OSDL re-aim-7's Database Mix (reaim_profile: ~2 switches, "
+    "2026-11-27, ReAIM's activity read from OSDL re-aim-7's Database Mix (reaim_profile: ~2 switches, "
     "0.27 forks and ~1 block I/O per 25 ms job at the largest load): the composition's 2.4 -> 2.6 gain "
     "is ~0 % for 9.75 / 27.78 %, and 2.6 does not hold its throughput better at the largest load; the "
     "mechanism is missing (suspects: the 2.6 per-CPU page lists against 2.4's zone lock under "
@@ -254,7 +254,7 @@ def test_leave_one_benchmark_out():
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "2026-11-28, counts as read (ReAIM's from its published workload), hand-off locks, segments per "
+    "2026-11-27, counts as read (ReAIM's from its published workload), hand-off locks, segments per "
     "request, the dcache lock, WebSphere on LinuxThreads: leave-one-benchmark-out median 65.3 % over 14 "
     "rows (56.3 % with ReAIM's earlier reading of 4 switches per ms; dbench 65 %, decision support 26 %, "
     "DBT-2 60 %, ReAIM 100 % -- no mechanism composed --, SPECweb99 117 %, "

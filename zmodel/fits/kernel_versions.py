@@ -61,7 +61,7 @@ as read, the shared costs fit SPECweb99 within 7 %, SPECjAppServer within 14 % (
 timer waits, below; 11 % until its 12 disks became separate queues on 2026-11-27); DBT-2 non-cached
 (+8.64 %) -- the model is I/O bound on the 12 disks there, so no kernel path shortens it (predicted
 0.5 %, the shorter tick's); and ReAIM not at all. ReAIM's activity is read from OSDL's published
-workload and source (:data:`REAIM_MIX`, :func:`reaim_profile`, 2026-11-28): a job is one test call
+workload and source (:data:`REAIM_MIX`, :func:`reaim_profile`, 2026-11-27): a job is one test call
 of about 25 ms of CPU with about 2 context switches (waits for ``system("sync")`` and O_SYNC writes,
 a timeslice end), 0.27 forks and about one block I/O at the largest load. At that activity the 2.4
 runqueue lock, the goodness() scan and the fork path cost under 1 % of a job, so the composed 2.4 ->
@@ -70,7 +70,7 @@ runqueue lock, the goodness() scan and the fork path cost under 1 % of a job, so
 2.6 per-CPU page lists against the 2.4 zone lock (``page_test`` makes about 1,700 brk calls and
 1,600 page faults per call, sieve maps and frees 1 MB), sync() under the 2.4 big kernel lock, and the
 CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that keep their caches). Until
-2026-11-28 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
+2026-11-27 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
 times the switches the workfile gives -- which let the runqueue lock carry its gain (fitted 6.0 /
 23.3 %) and pulled the runqueue hold from 31 to 37 us. The 2.4 runqueue hold the rows
 ask for (~31 us per switch, about 60 times the declared 0.5 us) is supplied by no modelled
@@ -170,7 +170,7 @@ left out is predicted from the shared costs the others set. The report lists wha
 (``refit_parameters`` of the table): without SPECweb99 the only other networked benchmark,
 SPECjAppServer (whose gain the O(1) term already over-predicts), puts the per-segment network cost
 at 0, the bound of its range, so SPECweb99 left out keeps none of its TSO/NAPI gain (4.9 / 15.3 %
-for 26 / 35) -- that was until 2026-11-28; since ReAIM's activity is read from its workload, the
+for 26 / 35) -- that was until 2026-11-27; since ReAIM's activity is read from its workload, the
 runqueue hold rests on DBT-2 cached, SPECweb99 and SPECjAppServer alone, and without SPECweb99 the
 refit sends it to 0.05 us and the network cost to 57 us, predicting SPECweb99 at 64 / 65 % for
 26 / 35; ReAIM left out is predicted as fitted (~0 %).
@@ -206,7 +206,8 @@ from zmodel.kernel.memory import DbenchMemoryCosts
 from zmodel.queueing._params import parameter_info
 from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose, compose_many, kernel_version
 
-__all__ = ["KernelVersionsModel", "PROFILES", "REAIM_MIX", "reaim_profile", "SYSTEMS", "attribution_table", "DBENCH_PLATFORM", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
+__all__ = ["KernelVersionsModel", "PROFILES", "REAIM_MIX", "reaim_profile", "SYSTEMS", "attribution_table",
+           "DBENCH_PLATFORM", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
            "EXCLUDED", "SHAPE_IDS", "BENCHMARKS", "measurements", "calibrate_kernel_versions",
            "cross_validate_kernel_versions", "DBT2_HZ_SCORES", "dbt2_tick_waits", "hz_checks", "hz_table"]
 
@@ -300,8 +301,8 @@ PROFILES: dict[str, dict] = {
 REAIM_MIX = dict(
     calls=103,              # test calls per child (the job list of the 570-hit mix scaled to 100)
     sync_calls=28,          # system("sync") per child: 2 in each of 7 disk_rd and 7 disk_rr calls
-    switches_per_sync=4,    # the caller's wait for its child (2 switches) and sync(2)'s wait for the write-back (2)
-    osync_writes_per_kb=2,  # O_SYNC 1 KB writes per child per KB of D: 2 sync_disk_rw + 2 sync_disk_update calls x D/2
+    switches_per_sync=4,    # the caller's wait for its child (2 switches), sync(2)'s wait for the write-back (2)
+    osync_writes_per_kb=2,  # O_SYNC 1 KB writes per child per KB of D: (2 sync_disk_rw + 2 sync_disk_update) x D/2
     synced_files=14,        # D-KB files per child written back by a sync before unlink (7 disk_rd + 7 disk_rr)
     filesize_kb=10, poolsize_kb=1024,
     # CPU per job: not printed. The CPU-only tests that make most of the mix (add_int and add_long:
@@ -540,14 +541,15 @@ BENCHMARKS = {**{id_: BENCHMARK_NAMES[bench] for id_, (bench, _) in OSDL_ROWS.it
 _UNREAD = {**{b: ({"lun_time"} if b != "dss" else set()) | {"antic_miss"}
               | (set() if PROFILES[b].get("network_requests") else {"net_extra_time"}) for b in PROFILES},
            "iosched": set() if PROFILES["dss"].get("network_requests") else {"net_extra_time"}}
-#: least-squares settings: run to convergence from the data-independent start (an evaluation cap no fit reaches).
+#: least-squares settings: run to convergence from the data-independent start (an evaluation cap no
+#: fit reaches).
 #: The surface has several minima (calibrate(starts=8, seed=0): 8 converged, 5 distinct, costs
 #: 0.00385 to 0.078). The declared defaults reach the one of cost 0.00400; a lower one (0.00385,
 #: found with starts=4, seed=0) puts runqueue_hold at its 100 us upper bound, misses the ReAIM
-#: 4-way gain by 25 % (both before ReAIM's activity was read from its workload, 2026-11-28) and fails the queue-lock throughput shape claim: not adopted until the model
-#: says why (an open question, not a setting to flip: with starts=4 the fit and every refit take
-#: four times as long). The evaluation cap is set well above what any fit needs (scipy's default,
-#: 100 per free parameter = 700, stopped the SPECweb99-left-out refit at 700 on 2026-11-28 while it
+#: 4-way gain by 25 % and fails the queue-lock throughput shape claim (both before ReAIM's activity
+#: was read from its workload, 2026-11-27): not adopted until the model says why (an open
+#: question, not a setting to flip: with starts=4 the fit and every refit take four times as long). The evaluation cap is set well above what any fit needs (scipy's default,
+#: 100 per free parameter = 700, stopped the SPECweb99-left-out refit at 700 on 2026-11-27 while it
 #: still crept towards the runqueue hold's lower bound; it converges at 762, to the same predictions).
 FIT_SETTINGS = dict(tol=1e-8, jac="2-point", max_nfev=5000)
 #: predicted and reported, never fitted
@@ -653,7 +655,8 @@ class KernelVersionsModel(Model):
     def workload(self, bench: str, cpus: int, clients: int | None = None) -> WorkloadProfile:
         """The workload of ``bench`` on ``cpus`` CPUs (one client per CPU where the profile says so;
         ReAIM: that of ``clients`` children, default the largest load level, :func:`reaim_profile`)."""
-        return self.memo(("workload", bench, cpus, clients), lambda: self._workload(bench, cpus, clients=clients))
+        return self.memo(("workload", bench, cpus, clients),
+                         lambda: self._workload(bench, cpus, clients=clients))
 
     @staticmethod
     def _workload(bench: str, cpus: int, tick_waits: bool = True, clients: int | None = None) -> WorkloadProfile:
@@ -890,7 +893,8 @@ def attribution_table(params=None):
 
     One :func:`zmodel.kernel.attribution.feature_attribution` per benchmark configuration of
     :data:`OSDL_ROWS` (the compositions of its fitted row: same kernels and I/O scheduler; ReAIM
-    at the load level where its 2.6 composition peaks) and for dbench on 16 CPUs (2.4.21 vs 2.6.6, IBM SJ Figure 1), at ``params``.
+    at the load level where its 2.6 composition peaks) and for dbench on 16 CPUs (2.4.21 vs 2.6.6,
+    IBM SJ Figure 1), at ``params``.
 
     Parameters
     ----------
