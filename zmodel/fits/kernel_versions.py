@@ -309,7 +309,12 @@ REAIM_MIX = dict(
     # 5,000,000 iterations of 12 additions, src/add.c 59-63; sieve: 6 passes over 1 MB; mem_rtns_2:
     # 600 operations of 105 KB; sort_rtns_1: 6 qsorts of 10,000 integers) each take tens of
     # milliseconds on a 700 MHz Pentium III at about an operation per cycle; 25 ms per call on
-    # average (assumed, an order-of-magnitude reading: the counts per CPU second scale with it)
+    # average (assumed, an order-of-magnitude reading: the counts per CPU second scale with it).
+    # A cross-check, 2026-11-27: the same source built with gcc -O2 and run single-user ("reaim -o
+    # -p1 -f workfile.new_dbase") on one virtual CPU of a 2026 AMD EPYC gives 2.2 ms of computing per
+    # job over the 103-call list (without the four syncing disk tests; sieve, page_test and the
+    # add tests lead); a 700 MHz Pentium III being roughly ten times slower on such loops (assumed)
+    # puts the job near 20-30 ms
     cpu_per_job=25e-3,
     # a CPU-bound 2.4 task is preempted when its timeslice ends: NICE_TO_TICKS(0) = (20 >> 2) + 1 =
     # 6 ticks at HZ = 100 (linux-2.4 kernel/sched.c, TICK_SCALE for HZ < 200), 60 ms
