@@ -2343,8 +2343,12 @@ def _plan_cross_validation(model, measurements, exclude, weights, groups, full, 
         loo = calibrate(model, measurements, exclude=exclude + out_ids, weights=weights,
                         readings_range=False, **kw)
         t = loo.parameter_table
-        lost = [n for n in t.index[t["vary"] & ~t["identifiable"]] if n not in unidentified_in_full]
-        held = [n for n in loo.unread if n in lost]
+        # a parameter no remaining row reads rests on its start whether or not the full fit
+        # identified it (the kernel fit's anticipation miss probability is unidentified in the full
+        # fit and read by the decision-support rows alone: left out with them, it was not held)
+        held = list(loo.unread)
+        lost = list(dict.fromkeys(held + [n for n in t.index[t["vary"] & ~t["identifiable"]]
+                                          if n not in unidentified_in_full]))
         if held:
             # a parameter that no remaining row depends on is left wherever the solver's steps
             # along its flat direction put it (a bounded trust-region step moves it: seen moving
