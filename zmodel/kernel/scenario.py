@@ -167,6 +167,9 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
     # (zmodel.fits.kernel_versions.REAIM_MIX: ~2 switches and 0.27 forks per job of ~25 ms)
     "reaim": dict(clients=100, think_time=0.0, user_time=1e-3, switches=6, io_per_transaction=0.5,
                   block_size=4096, read_fraction=0.5, forks=0.2, runnable_fraction=0.5, read_think_time=1e-3),
+    # a CPU-bound threaded Java mix (the name is historical): a switch per ms of CPU, some 60 times what
+    # SPECjbb2000 itself does as SPEC describes it (no I/O, no think time: a switch per 60 ms timeslice,
+    # zmodel.fits.kernel_versions.PROFILES["specjbb"]); override ``switches`` for that reading
     "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1, thread_syncs=20),
     "app_server": dict(clients=50, think_time=0.0, user_time=2e-3, switches=6, thread_syncs=30,
                        network_requests=4, external_delay=5e-3),
