@@ -189,7 +189,7 @@ def test_parameters_identified(result):
 
 @pytest.mark.xfail(strict=True, reason=(
     "2026-11-27, ReAIM's activity read from OSDL re-aim-7's Database Mix (reaim_profile: ~2 switches, "
-    "0.27 forks and ~1 block I/O per 25 ms job at the largest load): the composition's 2.4 -> 2.6 gain "
+    "0.27 forks and ~1 block I/O per 46 ms job at the largest load): the composition's 2.4 -> 2.6 gain "
     "is ~0 % for 9.75 / 27.78 %, and 2.6 does not hold its throughput better at the largest load; the "
     "mechanism is missing (suspects: the 2.6 per-CPU page lists against 2.4's zone lock under "
     "page_test's 1,600 faults per call, sync() under 2.4's big kernel lock, the O(1) scheduler's "
@@ -206,9 +206,11 @@ def test_shape_claims(result):
     checks = result.to_frame("shape_checks").set_index("id")["passed"]
     failing = set(checks.index[checks == False])  # noqa: E712
     # the deck's own table contradicts "improvement over 2.4 is greater with increased I/O
-    # workload" (cached 20.00 > non-cached 8.64): the model sides with the table; ReAIM holding its
-    # throughput better under 2.6 is not composed (test_reaim_gains_are_explained)
-    assert failing == {"osdl.dbt2-improvement-grows-with-io", "osdl.reaim-26-holds-throughput"}
+    # workload" (cached 20.00 > non-cached 8.64): the model sides with the table; ReAIM's higher 2.6
+    # peak and 2.6 holding its throughput better are not composed (test_reaim_gains_are_explained):
+    # the two curves agree to 0.002 %, and "higher" is read as at least 1 % (VISIBLY_HIGHER)
+    assert failing == {"osdl.dbt2-improvement-grows-with-io", "osdl.reaim-26-higher-peak",
+                       "osdl.reaim-26-holds-throughput"}
     assert checks.notna().all()
 
 
@@ -386,15 +388,20 @@ def test_reaim_activity_is_read_from_the_workfile():
     # file holds D = 10 + 1024 // 256 = 14 KB:
     #   forks: 2 system("sync") x (7 + 7) = 28 per child -> 28 / 103
     #   O_SYNC writes: (2 + 2) calls x D / 2 = 2 D = 28; written-back pages: 14 files x 14 KB / 4 KB = 49
-    #   switches: 4 x 28 + 2 x 28 = 168 per child -> 168 / 103, plus 25 ms / 60 ms of timeslice ends
+    #   switches: 4 x 28 + 2 x 28 = 168 per child -> 168 / 103, plus the timeslice ends, one per 60 ms
+    #   of CPU; CPU per job from OSDL's 2.5.69 run on a 4-CPU STP system: 88 children, 5185.88 jobs per
+    #   minute for 104.87 s = 9063.8 jobs, 376.01 + 40.28 = 416.29 s of CPU: 45.93 ms a job
+    cpu = 416.29 / 9063.8
+    assert cpu == pytest.approx(45.93e-3, abs=0.01e-3)
     r = reaim_profile(256)
+    assert r["user_time"] == pytest.approx(cpu, rel=1e-4)
     assert r["forks"] == pytest.approx(28 / 103, rel=1e-12)
     assert r["io_per_transaction"] == pytest.approx((28 + 49) / 103, rel=1e-12)
-    assert r["switches"] == pytest.approx(168 / 103 + 25 / 60, rel=1e-12)
+    assert r["switches"] == pytest.approx(168 / 103 + cpu / 60e-3, rel=1e-4)
     # one child: D = 10 + 1024 = 1034 KB, 2 D = 2068 O_SYNC writes, 14 x 1034 / 4 = 3619 pages
     one = reaim_profile(1)
     assert one["io_per_transaction"] == pytest.approx((2068 + 3619) / 103, rel=1e-12)
-    assert one["switches"] == pytest.approx((112 + 2 * 2068) / 103 + 25 / 60, rel=1e-12)
+    assert one["switches"] == pytest.approx((112 + 2 * 2068) / 103 + cpu / 60e-3, rel=1e-4)
     assert PROFILES["reaim"] == r
     for bad in (0, -1, 2.5, True, "8"):
         with pytest.raises(ValueError, match="children"):

@@ -64,8 +64,9 @@ timer waits, below; 11 % until its 12 disks became separate queues on 2026-11-27
 (+8.64 %) -- the model is I/O bound on the 12 disks there, so no kernel path shortens it (predicted
 0.5 %, the shorter tick's); and ReAIM not at all. ReAIM's activity is read from OSDL's published
 workload and source (:data:`REAIM_MIX`, :func:`reaim_profile`, 2026-11-27): a job is one test call
-of about 25 ms of CPU with about 2 context switches (waits for ``system("sync")`` and O_SYNC writes,
-a timeslice end), 0.27 forks and about one block I/O at the largest load. At that activity the 2.4
+of about 46 ms of CPU (measured by OSDL under 2.5.69 since 2026-11-28; 25 ms assumed before) with
+about 2 context switches (waits for ``system("sync")`` and O_SYNC writes, a timeslice end), 0.27 forks
+and about one block I/O at the largest load. At that activity the 2.4
 runqueue lock, the goodness() scan and the fork path cost under 1 % of a job, so the composed 2.4 ->
 2.6 gain is ~0 % for 9.75 / 27.78 %, and 2.6 does not hold its throughput better at the largest load
 (the shape claim fails). The mechanism is missing, not a count; the suspects, none composed: the
@@ -220,6 +221,11 @@ from zmodel.units import KiB as KB
 SIMILAR_WITHIN = 0.85   # "quite similar": 2.4 within 15 % of 2.6 (as zmodel.fits.usl)
 MUCH_BETTER = 1.25      # "much better": 2.6 at least 25 % above 2.4 (as zmodel.fits.usl)
 MAX_CPUS = 40           # dbench processor counts evaluated [1]
+#: ReAIM slide, "2.6 peaks at a higher throughput and holds the throughput number higher with more
+#: processes": "higher" read as at least 1 % higher (an assumed reading: a difference the slide's two
+#: plotted curves show; until 2026-11-28 any margin, so two compositions equal to 0.002 % passed or
+#: failed by rounding)
+VISIBLY_HIGHER = 1.01
 REAIM_PROCESSES = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256)   # ReAIM load levels (peak over them)
 LIGHT_STREAMS, HEAVY_STREAMS = 2, 64   # decision-support query streams, light and heavy load (reading)
 OLD, NEW = "2.4.21", "2.6.0"
@@ -322,17 +328,23 @@ REAIM_MIX = dict(
     osync_writes_per_kb=2,  # O_SYNC 1 KB writes per child per KB of D: (2 sync_disk_rw + 2 sync_disk_update) x D/2
     synced_files=14,        # D-KB files per child written back by a sync before unlink (7 disk_rd + 7 disk_rr)
     filesize_kb=10, poolsize_kb=1024,
-    # CPU per job: not printed. The CPU-only tests that make most of the mix (add_int and add_long:
-    # 5,000,000 iterations of 12 additions, src/add.c 59-63; sieve: 6 passes over 1 MB; mem_rtns_2:
-    # 600 operations of 105 KB; sort_rtns_1: 6 qsorts of 10,000 integers) each take tens of
-    # milliseconds on a 700 MHz Pentium III at about an operation per cycle; 25 ms per call on
-    # average (assumed, an order-of-magnitude reading: the counts per CPU second scale with it).
-    # A cross-check, 2026-11-27: the same source built with gcc -O2 and run single-user ("reaim -o
-    # -p1 -f workfile.new_dbase") on one virtual CPU of a 2026 AMD EPYC gives 2.2 ms of computing per
-    # job over the 103-call list (without the four syncing disk tests; sieve, page_test and the
-    # add tests lead); a 700 MHz Pentium III being roughly ten times slower on such loops (assumed)
-    # puts the job near 20-30 ms
-    cpu_per_job=25e-3,
+    # CPU per job, measured by OSDL on a 4-CPU STP system (700 MHz Pentium III, the deck's 4-way STP
+    # class) under 2.5.69, new_dbase at the STP configuration: the children's user and system time over
+    # the jobs of one run, "88 5185.88 104.87 376.01 40.28" (children, JPM, run time [s], c_utime [s],
+    # c_systime [s]; "c_ times are total for all children"; C. White, "re-aim - 2.5.69, -mm6",
+    # linux-kernel, 20 May 2003, Message-Id <200305201743.h4KHhMC25023@es175.pdx.osdl.net>):
+    # (376.01 + 40.28) s / (5185.88 / 60 x 104.87) jobs = 45.9 ms, 9.7 % of it system time. A 2.5 kernel
+    # and not the 2.4 -> 2.6 difference: a quantity other than the one predicted. Until 2026-11-28 an
+    # assumed 25 ms (an order-of-magnitude reading of the tests' loop counts; the same source run here
+    # single-user on one AMD EPYC virtual CPU gives 2.2 ms per job, so the 700 MHz Pentium III is about
+    # 20 times slower on this mix). Those runs used OSDL's STP configuration, "FILESIZE 80k", "POOLSIZE
+    # 1024k", four disk directories (C. White, linux-kernel, 20 May 2003, Message-Id
+    # <200305202021.h4KKLUT32174@mail.osdl.org>), not the shipped reaim.config kept above: read with
+    # 80 KB files and one request per written-back 4 KB page, the 8-way composition becomes bound on
+    # the deck's 2 drives near 5,300 jobs per minute under both kernels, which the deck's 8-way gain
+    # (27.78 %, 2.6 peaking higher) contradicts: the write-back requests merge, and how far is not
+    # published; the shipped 10k files keep the syncs' I/O small (not verified)
+    cpu_per_job=(376.01 + 40.28) / (5185.88 / 60.0 * 104.87),
     timeslice=TIMESLICE_24,  # a CPU-bound task is preempted when its timeslice ends
 )
 
@@ -852,14 +864,16 @@ class KernelVersionsModel(Model):
         return np.array(x24), np.array(x26)
 
     def reaim_higher_peak(self, p) -> bool:
-        return all(c[1].max() > c[0].max() for c in (self.reaim_curves(4, p), self.reaim_curves(8, p)))
+        """2.6's peak at least :data:`VISIBLY_HIGHER` times 2.4's, on 4 and 8 CPUs."""
+        return all(c[1].max() >= VISIBLY_HIGHER * c[0].max()
+                   for c in (self.reaim_curves(4, p), self.reaim_curves(8, p)))
 
     def reaim_holds(self, p) -> bool:
-        """At the largest load 2.6 keeps more of its peak than 2.4 does."""
+        """At the largest load 2.6 keeps more of its peak than 2.4 does, and is :data:`VISIBLY_HIGHER` there."""
         ok = True
         for cpus in (4, 8):
             x24, x26 = self.reaim_curves(cpus, p)
-            ok &= bool(x26[-1] / x26.max() > x24[-1] / x24.max() and x26[-1] > x24[-1])
+            ok &= bool(x26[-1] / x26.max() > x24[-1] / x24.max() and x26[-1] >= VISIBLY_HIGHER * x24[-1])
         return ok
 
     def dbt2_cached_cpu_bound(self, p) -> bool:
