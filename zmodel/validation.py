@@ -357,6 +357,32 @@ def _dbench(kernel: str, distro: str, cpus: int) -> _DbenchSpeedup:
                           "(Scenario, kind 'dbench', calibrated store)")
 
 
+@functools.cache
+def _kernel_versions_model():
+    """One :class:`~zmodel.fits.kernel_versions.KernelVersionsModel` (it memoises its compositions)."""
+    from zmodel.fits.kernel_versions import KernelVersionsModel
+
+    return KernelVersionsModel()
+
+
+def _reaim_gain(cpus: int) -> Callable:
+    """Percent gain of the peak ReAIM jobs per minute, 2.6.0 over 2.4.23, with ``cpus`` CPUs [%].
+
+    The calibrated kernel-version composition's ReAIM pair
+    (:meth:`~zmodel.fits.kernel_versions.KernelVersionsModel.pair`: the Database Mix read from
+    re-aim-7's source, each load level composed with its own activity, the peak over the load
+    levels, on the OSDL x86 STP system of the fit) at the store's kernel-version parameters:
+    the planner's numbers for that workload on a system nobody composed at that size.
+    """
+    def f(p):
+        m = _kernel_versions_model()
+        values = m.parameters().valuesdict()
+        values.update({n: v for n, v in p["kernel_versions"].items() if n in values})
+        x24, x26 = m.pair("reaim", cpus, values)
+        return 100.0 * (x26 / x24 - 1.0)
+    return f
+
+
 # --------------------------------------------------------------------------- the table
 _ZHPF = ("FICON {card} channel in transport mode (ChannelCard.link(mode='transport')): maximum I/O rate of "
          "4 KB reads, 1 / max demand")
@@ -442,6 +468,11 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
        for n in DBENCH_CPUS[1:]},
     **{f"val.kernel_versions.dbench-sles9-speedup-{n}cpu": _dbench("2.6.6", "SLES9 (2.6.5)", n)
        for n in DBENCH_CPUS[1:]},
+    **{f"val.kernel_versions.reaim-stp-{n}way": Predictor(
+        f"OSDL ReAIM (re-aim-7 Database Mix) on the x86 STP system of the kernel-version fit with {n} CPU"
+        f"{'s' if n > 1 else ''}: peak jobs per minute of Linux 2.6.0 over 2.4.23 (the -mm patches and test "
+        "releases read as those versions; calibrated store)", ("kernel_versions",), _reaim_gain(n))
+       for n in (1, 2, 4, 8)},
 }
 
 
