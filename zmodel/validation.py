@@ -14,7 +14,9 @@ when they have one, with the assumed value as the median (:func:`zmodel.store.dr
 half the draws on each side, uniformly or log-uniformly across decades), otherwise held), the
 figure is predicted again for each draw, and the 5th and 95th percentiles are the interval
 (``method="inverted_cdf"``, as :meth:`zmodel.kernel.scenario.Scenario.predict`). The dbench
-figures go through :meth:`~zmodel.kernel.scenario.Scenario.sampled`, the planner's own path.
+figures go through :meth:`~zmodel.kernel.scenario.Scenario.sampled`, the planner's own path; the
+OSDL ReAIM figures through the kernel-version fit's own ReAIM composition (the x86 system and
+workload reading the scenario presets do not carry).
 A prediction that uses no stored parameter (a hardware catalog value, a formula) has an
 interval of zero width: the catalogs' values are taken as facts.
 
@@ -371,8 +373,9 @@ def _reaim_gain(cpus: int) -> Callable:
     The calibrated kernel-version composition's ReAIM pair
     (:meth:`~zmodel.fits.kernel_versions.KernelVersionsModel.pair`: the Database Mix read from
     re-aim-7's source, each load level composed with its own activity, the peak over the load
-    levels, on the OSDL x86 STP system of the fit) at the store's kernel-version parameters:
-    the planner's numbers for that workload on a system nobody composed at that size.
+    levels, on the OSDL x86 STP system of the fit) at the store's kernel-version parameters. At
+    4 and 8 CPUs it is the fit's own prediction of the deck's ReAIM rows; at 1 and 2 CPUs a
+    size the fit never composed.
     """
     def f(p):
         m = _kernel_versions_model()
