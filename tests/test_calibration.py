@@ -433,30 +433,39 @@ def test_cross_validate_skips_excluded(monkeypatch):
 
 
 
-def test_a_parameter_no_remaining_row_reads_keeps_its_start_in_the_left_out_refit():
-    # b is read only by y2 and starts at its upper bound 1; left out with y2, nothing determines
-    # it, and the bounded solver's steps had moved it (to 0.81 here, to 0.0003 for the kernel fit's
-    # anticipation miss probability): the left-out prediction must rest on the start, b = 1
+def _y2_reads_b(b_weight: float, b_max: float, y2: float):
+    """Three rows: y1 = 2a, y2 = a/2 + b_weight b, y3 = a (b starts at 1 in [0, b_max]), and their data."""
     class TwoParameters(Model):
         def parameters(self):
             ps = Parameters()
             ps.add("a", 1.0, min=0.1, max=10.0)
-            ps.add("b", 1.0, min=0.0, max=1.0)
+            ps.add("b", 1.0, min=0.0, max=b_max)
             return ps
 
     m = TwoParameters()
     m.add_predictor("doc.y1", lambda p: 2.0 * p["a"])
-    m.add_predictor("doc.y2", lambda p: 0.5 * p["a"] + 3.0 * p["b"])
+    m.add_predictor("doc.y2", lambda p: 0.5 * p["a"] + b_weight * p["b"])
     m.add_predictor("doc.y3", lambda p: p["a"])
     rows = pd.DataFrame({"id": ["doc.y1", "doc.y2", "doc.y3"], "kind": "absolute",
-                         "value_num": [4.0, 1.6, 2.2], "unit": "s"})
+                         "value_num": [4.0, y2, 2.2], "unit": "s"})
+    return m, rows
+
+
+#: without y2, a fits y1 = 4 and y3 = 2.2 on the relative scale: minimise (2a/4 - 1)^2 + (a/2.2 - 1)^2
+A_WITHOUT_Y2 = (1 / 2 + 1 / 2.2) / (1 / 4 + 1 / 2.2 ** 2)
+
+
+def test_a_parameter_no_remaining_row_reads_keeps_its_start_in_the_left_out_refit():
+    # b is read only by y2 and starts at its upper bound 1; left out with y2, nothing determines
+    # it, and the bounded solver's steps had moved it (to 0.81 here, to 0.0003 for the kernel fit's
+    # anticipation miss probability): the left-out prediction must rest on the start, b = 1
+    m, rows = _y2_reads_b(3.0, 1.0, 1.6)
     assert calibrate(m, rows).unread == ()
     assert calibrate(m, rows, exclude=["doc.y2"]).unread == ("b",)
     table = cross_validate(m, rows, groups={"doc.y2": "g"}, progress=False)
     cv = table.set_index("id")
-    # without y2, a fits y1 = 4 and y3 = 2.2 on the relative scale: minimise (2a/4 - 1)^2 + (a/2.2 - 1)^2,
-    # a = (1/2 + 1/2.2) / (1/4 + 1/2.2^2); y2 at the start b = 1 is a/2 + 3
-    a = (1 / 2 + 1 / 2.2) / (1 / 4 + 1 / 2.2 ** 2)
+    # y2 at the start b = 1 is a/2 + 3
+    a = A_WITHOUT_Y2
     assert cv.loc["doc.y2", "predicted_loo"] == pytest.approx(a / 2 + 3.0, rel=1e-6)
     assert cv.loc["doc.y2", "unidentified_without"] == "b" and not cv.loc["doc.y2", "predictable"]
     # what the remaining rows set in that fold: a as above, b held at its start, the top of its range
@@ -471,24 +480,13 @@ def test_a_parameter_the_full_fit_leaves_unidentified_is_held_too_when_no_remain
     # over 100 % of its value); left out with y2 it is read by no row, so it must still rest on its
     # start and y2's left-out prediction must say so (until 2026-11-28 only parameters the full fit
     # identified were held: the kernel fit's anticipation miss probability wandered in its fold)
-    class TwoParameters(Model):
-        def parameters(self):
-            ps = Parameters()
-            ps.add("a", 1.0, min=0.1, max=10.0)
-            ps.add("b", 1.0, min=0.0, max=100.0)
-            return ps
-
-    m = TwoParameters()
-    m.add_predictor("doc.y1", lambda p: 2.0 * p["a"])
-    m.add_predictor("doc.y2", lambda p: 0.5 * p["a"] + 0.01 * p["b"])
-    m.add_predictor("doc.y3", lambda p: p["a"])
-    rows = pd.DataFrame({"id": ["doc.y1", "doc.y2", "doc.y3"], "kind": "absolute",
-                         "value_num": [4.0, 1.08, 2.2], "unit": "s"})
+    m, rows = _y2_reads_b(0.01, 100.0, 1.08)
     assert not calibrate(m, rows).parameter_table.at["b", "identifiable"]
     cv = cross_validate(m, rows, groups={"doc.y2": "g"}, progress=False).set_index("id")
-    a = (1 / 2 + 1 / 2.2) / (1 / 4 + 1 / 2.2 ** 2)   # y1 and y3 alone, relative scale, as above
-    assert cv.loc["doc.y2", "predicted_loo"] == pytest.approx(a / 2 + 0.01 * 1.0, rel=1e-6)
+    assert cv.loc["doc.y2", "predicted_loo"] == pytest.approx(A_WITHOUT_Y2 / 2 + 0.01 * 1.0, rel=1e-6)
     assert cv.loc["doc.y2", "unidentified_without"] == "b" and not cv.loc["doc.y2", "predictable"]
+
+
 # ----------------------------------------------------------------------------- Parameters API
 def test_parameters_mapping_api():
     ps = Parameters()
