@@ -337,6 +337,14 @@ def test_specjbb_switches_are_timeslice_ends():
     assert not prof.get("io_per_transaction") and not prof.get("network_requests")
 
 
+def test_the_specjbb_scenario_preset_carries_the_specjbb_readings():
+    # the planner's "specjbb" preset uses the counts the calibrated costs were fitted with
+    from zmodel.kernel.scenario import WORKLOAD_KINDS
+
+    for key in ("user_time", "switches", "thread_syncs"):
+        assert WORKLOAD_KINDS["specjbb"][key] == pytest.approx(PROFILES["specjbb"][key], rel=1e-12), key
+
+
 def test_the_web_scenario_preset_carries_the_specweb_readings():
     # the planner's "web" preset uses the counts the calibrated network and dcache costs were read with
     from zmodel.kernel.scenario import WORKLOAD_KINDS

@@ -167,10 +167,12 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
     # (zmodel.fits.kernel_versions.REAIM_MIX: ~2 switches and 0.27 forks per job of ~46 ms)
     "reaim": dict(clients=100, think_time=0.0, user_time=1e-3, switches=6, io_per_transaction=0.5,
                   block_size=4096, read_fraction=0.5, forks=0.2, runnable_fraction=0.5, read_think_time=1e-3),
-    # a CPU-bound threaded Java mix (the name is historical): a switch per ms of CPU, some 60 times what
-    # SPECjbb2000 itself does as SPEC describes it (no I/O, no think time: a switch per 60 ms timeslice,
-    # zmodel.fits.kernel_versions.PROFILES["specjbb"]); override ``switches`` for that reading
-    "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1, thread_syncs=20),
+    # SPECjbb2000 as the kernel-version fit reads it (zmodel.fits.kernel_versions.PROFILES["specjbb"]): one
+    # warehouse thread per CPU that "does no disk IO", has "no network IO" and "no think times" (SPEC's
+    # whitepaper), so it leaves its CPU only when its 2.4 timeslice ends, every 60 ms of CPU
+    # (NICE_TO_TICKS(0) = 6 ticks at HZ = 100); 10 thread-library synchronisations per transaction
+    # (assumed). Until 2026-11-28 an illustrative 1 switch per ms and 20 synchronisations
+    "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1e-3 / 60e-3, thread_syncs=10),
     "app_server": dict(clients=50, think_time=0.0, user_time=2e-3, switches=6, thread_syncs=30,
                        network_requests=4, external_delay=5e-3),
     "decision_support": dict(clients=16, think_time=0.0, user_time=0.5e-3, switches=1, io_per_transaction=1,
