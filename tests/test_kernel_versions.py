@@ -308,6 +308,11 @@ systems = st.builds(lambda highmem, platform, **kw: SystemConfig(highmem=highmem
 def test_more_cpus_never_reduce_capacity_without_global_locks(w, s):
     import dataclasses
 
+    # the dcache_lock stays global in 2.6 (dcache_rcu makes the lookups lock-free, not the updates), and
+    # a global lock's hand-off chain may lose capacity as CPUs are added (Boyd-Wickizer et al. 2012,
+    # sec. 3): a workload with dcache lookups has a global lock, so it is not one this property covers
+    # (Hypothesis found 13 lookups per 10 us transaction losing 1.4 % from 4 to 5 CPUs)
+    w = dataclasses.replace(w, dcache_lookups=0.0)
     x = [compose(v, w, dataclasses.replace(s, cpus=n), io_scheduler="deadline").throughput
          for v in ("2.6.10",) for n in (s.cpus, s.cpus + 1)]
     assert x[1] >= x[0] * (1 - 1e-9)
