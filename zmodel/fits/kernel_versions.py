@@ -210,7 +210,8 @@ from zmodel.fits import Calibration
 from zmodel.fits.kernel_memory import _first_crossing   # the dbench threshold crossings, read alike
 from zmodel.kernel.memory import DbenchMemoryCosts
 from zmodel.queueing._params import parameter_info
-from zmodel.kernel.versions import KernelCosts, SystemConfig, WorkloadProfile, compose, compose_many, kernel_version
+from zmodel.kernel.versions import (TIMESLICE_24, KernelCosts, SystemConfig, WorkloadProfile, compose, compose_many,
+                                    kernel_version)
 
 __all__ = ["KernelVersionsModel", "PROFILES", "REAIM_MIX", "reaim_profile", "SYSTEMS", "attribution_table",
            "DBENCH_PLATFORM", "OSDL_ROWS", "FIT_KINDS", "SCALES", "WEIGHTS",
@@ -244,10 +245,6 @@ SPECWEB_FILE_MIX = tuple((share, tuple(k * unit for k in range(1, 10)))
 _SPECWEB_RESPONSE_SEGMENTS = _response_segments(SPECWEB_FILE_MIX)
 #: the lockmeter's mean dcache_lock hold, as KernelCosts declares it (the SPECweb99 count below reads it)
 _DCACHE_HOLD = parameter_info(KernelCosts)["dcache_hold"].default
-
-#: a CPU-bound 2.4 task is preempted when its timeslice ends: NICE_TO_TICKS(0) = (20 >> 2) + 1 = 6 ticks
-#: at HZ = 100 (linux-2.4 kernel/sched.c, TICK_SCALE for HZ < 200), 60 ms [s]
-TIMESLICE_24 = 60e-3
 
 #: benchmark -> the per-transaction activity: fixed readings of the workload descriptions (see the
 #: module docstring), the same counts in every row of a benchmark and in every version; no multiplier

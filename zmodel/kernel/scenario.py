@@ -55,6 +55,7 @@ from zmodel.kernel.versions import (
     FEATURES,
     IO_SCHEDULERS,
     KERNEL_VERSIONS,
+    TIMESLICE_24,
     KernelCosts,
     KernelVersion,
     SystemConfig,
@@ -172,7 +173,7 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
     # whitepaper), so it leaves its CPU only when its 2.4 timeslice ends, every 60 ms of CPU
     # (NICE_TO_TICKS(0) = 6 ticks at HZ = 100); 10 thread-library synchronisations per transaction
     # (assumed). Until 2026-11-28 an illustrative 1 switch per ms and 20 synchronisations
-    "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1e-3 / 60e-3, thread_syncs=10),
+    "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1e-3 / TIMESLICE_24, thread_syncs=10),
     "app_server": dict(clients=50, think_time=0.0, user_time=2e-3, switches=6, thread_syncs=30,
                        network_requests=4, external_delay=5e-3),
     "decision_support": dict(clients=16, think_time=0.0, user_time=0.5e-3, switches=1, io_per_transaction=1,

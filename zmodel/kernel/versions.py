@@ -76,6 +76,7 @@ __all__ = [
     "kernel_version",
     "tick_period",
     "TICK_HZ",
+    "TIMESLICE_24",
     "calibrated_costs",
     "memory_variant",
     "spinlock_strategy",
@@ -123,6 +124,9 @@ PLATFORMS = ("x86", "ia64", "zSeries")
 #: param.h ``# define HZ 1024``); s390 100 in both (:attr:`KernelVersion.hz`: its z/VM guests tick
 #: every 10 ms)
 TICK_HZ = {"x86": (100.0, 1000.0), "ia64": (1024.0, 1024.0), "zSeries": (100.0, 100.0)}
+#: the timeslice of a CPU-bound nice-0 task under the 2.4 scheduler: NICE_TO_TICKS(0) = (20 >> 2) + 1 =
+#: 6 ticks at HZ = 100 (linux-2.4 kernel/sched.c, TICK_SCALE for HZ < 200), 60 ms [s]
+TIMESLICE_24 = ((20 >> 2) + 1) / TICK_HZ["x86"][0]
 #: the I/O schedulers a version may offer (feature ``<name>_scheduler``)
 IO_SCHEDULERS = ("deadline", "anticipatory", "cfq", "noop")
 
