@@ -361,10 +361,12 @@ def _dbench(kernel: str, distro: str, cpus: int) -> _DbenchSpeedup:
 
 @functools.cache
 def _kernel_versions_model():
-    """One :class:`~zmodel.fits.kernel_versions.KernelVersionsModel` (it memoises its compositions)."""
+    """One :class:`~zmodel.fits.kernel_versions.KernelVersionsModel` (it memoises its compositions) and
+    its parameters' declared values, built once (a ``parameters()`` call takes tens of milliseconds)."""
     from zmodel.fits.kernel_versions import KernelVersionsModel
 
-    return KernelVersionsModel()
+    m = KernelVersionsModel()
+    return m, m.parameters().valuesdict()
 
 
 def _reaim_gain(cpus: int) -> Callable:
@@ -378,9 +380,8 @@ def _reaim_gain(cpus: int) -> Callable:
     size the fit never composed.
     """
     def f(p):
-        m = _kernel_versions_model()
-        values = m.parameters().valuesdict()
-        values.update({n: v for n, v in p["kernel_versions"].items() if n in values})
+        m, declared = _kernel_versions_model()
+        values = {**declared, **{n: v for n, v in p["kernel_versions"].items() if n in declared}}
         x24, x26 = m.pair("reaim", cpus, values)
         return 100.0 * (x26 / x24 - 1.0)
     return f
