@@ -721,9 +721,10 @@ class KernelVersionsModel(Model):
     def throughput(self, bench: str, cpus: int, kernel: str, p, io_scheduler=None, clients=None):
         return compose(**self.composition(bench, cpus, kernel, p, io_scheduler, clients))
 
-    def reaim_compositions(self, cpus: int, kernel: str, p) -> list[dict]:
-        """One composition per ReAIM load level of :data:`REAIM_PROCESSES` (each with its own activity)."""
-        return [self.composition("reaim", cpus, kernel, p, clients=n) for n in REAIM_PROCESSES]
+    def reaim_compositions(self, cpus: int, kernel: str, p, io_scheduler=None) -> list[dict]:
+        """One composition per ReAIM load level of :data:`REAIM_PROCESSES` (each with its own activity;
+        ``io_scheduler`` overrides the elevator, as in :meth:`composition`)."""
+        return [self.composition("reaim", cpus, kernel, p, io_scheduler, clients=n) for n in REAIM_PROCESSES]
 
     # Each memoised quantity below is (key, compositions, reduce): prefetch() solves the
     # compositions of many quantities -- of many parameter vectors -- in one compose_many call
