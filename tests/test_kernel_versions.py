@@ -430,6 +430,38 @@ def test_forks_with_pte_chains_by_hand():
     assert t["fork"] == pytest.approx(2 * 140e-6, rel=1e-12)
 
 
+def test_spawns_with_pte_chains_by_hand():
+    # A program run through the shell costs t_spawn, plus t_chain_spawn with PTE chains, beside the
+    # bare forks: D = 1 ms + 1 x (100 + 40) us + 3 x (500 + 200) us = 3.24 ms with rmap (2.6.6),
+    # 1 ms + 100 us + 3 x 500 us = 2.6 ms without (2.4.21) and with objrmap (2.6.10).
+    c = KernelCosts(fork_time=100e-6, pte_chain_fork_extra=40e-6, spawn_time=500e-6, pte_chain_spawn_extra=200e-6)
+    w = WorkloadProfile("spawn", clients=1, user_time=1e-3, forks=1, spawns=3)
+    s = SystemConfig(cpus=1, devices=0)
+    assert compose("2.6.6", w, s, c).throughput == pytest.approx(1 / 3.24e-3, rel=1e-12)
+    assert compose("2.6.10", w, s, c).throughput == pytest.approx(1 / 2.6e-3, rel=1e-12)
+    assert compose("2.4.21", w, s, c).throughput == pytest.approx(1 / 2.6e-3, rel=1e-12)
+    t = kernel_cpu_time(kernel_version("2.6.6").features, w, s, c)
+    assert t["fork"] == pytest.approx(140e-6 + 3 * 700e-6, rel=1e-12)
+
+
+def test_declared_process_creation_costs_reproduce_lmbench_on_the_stp_hosts():
+    # LMBench 2.0 lat_proc on OSDL's 1000 MHz 1-way STP hosts (C. White, linux-kernel, 25 Feb 2003,
+    # Message-Id <200302251711.h1PHBct16624@mail.osdl.org>), microseconds:
+    #   stp1-003 Linux 2.4.18: fork proc 104., sh proc 4460;  stp1-002 Linux 2.5.60: 143., 5292.
+    # At the reference clock (1 GHz, cpu_speed 1) one fork or one spawn per transaction and no other
+    # work compose to those times under 2.4.21 (no rmap) and 2.6.0 (PTE-chain rmap, as 2.5.60 had)
+    from zmodel.kernel.versions import REFERENCE_CLOCK
+
+    assert REFERENCE_CLOCK == 1e9
+    s = SystemConfig(cpus=1, devices=0)
+    for kernel, fork_us, sh_us in (("2.4.21", 104.0, 4460.0), ("2.6.0", 143.0, 5292.0)):
+        f = kernel_version(kernel).features
+        t_fork = kernel_cpu_time(f, WorkloadProfile("fork", user_time=0.0, forks=1), s)["fork"]
+        t_sh = kernel_cpu_time(f, WorkloadProfile("sh", user_time=0.0, spawns=1), s)["fork"]
+        assert t_fork * 1e6 == pytest.approx(fork_us, rel=1e-12)
+        assert t_sh * 1e6 == pytest.approx(sh_us, rel=1e-12)
+
+
 def test_io_lock_hold_enters_the_cpu_demand_mva_by_hand():
     # One CPU, one disk, two clients, Z = 0, deadline scheduler. Per I/O the CPU runs the
     # block layer (20 us) and holds the queue lock (30 us): in 2.6.6 (large bios, per-bdi

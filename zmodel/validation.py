@@ -369,14 +369,15 @@ def _kernel_versions_model():
     return m, m.parameters().valuesdict()
 
 
-#: processor clock of the OSDL STP host of each ReAIM validation figure over the 700 MHz Pentium III of the
-#: deck's 4- and 8-way STP systems ("4 /8 CPU 700MHz Pentium III 1M cache", seed ``001_37b528ecce68b8bf.txt``,
-#: 'OSDL ReAIM Tests'), on which OSDL measured the CPU per job the fit reads (REAIM_MIX): the 1-way host
-#: stp1-003 and the 2-way host stp2-000 run at 1000 MHz -- C. White, "Re: Minutes from Feb 21 LSE Call",
-#: linux-kernel, 25 Feb 2003, Message-Id <200302251711.h1PHBct16624@mail.osdl.org>, LMBench 2.0 table of
-#: those hosts, 'Mhz' column: "stp1-003.  Linux 2.4.18 1000", "stp2-000.  Linux 2.5.60 1000". Read as
-#: the clock ratio (a processor of the same family; its smaller cache is not modelled: an assumption)
-REAIM_HOST_SPEED = {1: 1000.0 / 700.0, 2: 1000.0 / 700.0, 4: 1.0, 8: 1.0}
+#: processor clock of the OSDL STP host of each ReAIM validation figure [Hz]: the deck's 4- and 8-way STP
+#: systems run at 700 MHz ("4 /8 CPU 700MHz Pentium III 1M cache", seed ``001_37b528ecce68b8bf.txt``,
+#: 'OSDL ReAIM Tests'; the fit's SYSTEMS entry); the 1-way host stp1-003 and the 2-way host stp2-000 at
+#: 1000 MHz -- C. White, "Re: Minutes from Feb 21 LSE Call", linux-kernel, 25 Feb 2003, Message-Id
+#: <200302251711.h1PHBct16624@mail.osdl.org>, LMBench 2.0 table of those hosts, 'Mhz' column:
+#: "stp1-003.  Linux 2.4.18 1000", "stp2-000.  Linux 2.5.60 1000". Posed at the clock ratio to the
+#: reference (zmodel.kernel.versions.REFERENCE_CLOCK: a processor of the same family; the 1 GHz hosts'
+#: caches are not modelled, an assumption)
+REAIM_HOST_CLOCK = {1: 1000e6, 2: 1000e6, 4: 700e6, 8: 700e6}
 
 
 def _reaim_values(p) -> tuple:
@@ -385,12 +386,13 @@ def _reaim_values(p) -> tuple:
     return m, {**declared, **{n: v for n, v in p["kernel_versions"].items() if n in declared}}
 
 
-def _reaim_peaks(m, values, cpus: int, kernels, speed: float = 1.0, io_scheduler=None) -> list[float]:
+def _reaim_peaks(m, values, cpus: int, kernels, speed: float | None = None, io_scheduler=None) -> list[float]:
     """Peak ReAIM throughput over :data:`~zmodel.fits.kernel_versions.REAIM_PROCESSES` of each kernel [jobs/s]:
-    the fit's compositions of the load levels (each with its own activity), at processor ``speed``."""
+    the fit's compositions of the load levels (each with its own activity), at processor ``speed``
+    (default the fit's system's)."""
     from zmodel.kernel.versions import compose_many
 
-    comps = [{**c, "system": dataclasses.replace(c["system"], cpu_speed=speed)}
+    comps = [c if speed is None else {**c, "system": dataclasses.replace(c["system"], cpu_speed=speed)}
              for k in kernels for c in m.reaim_compositions(cpus, k, values, io_scheduler)]
     x = np.array([float(r.throughput) for r in compose_many(comps)]).reshape(len(kernels), -1)
     return [float(v) for v in x.max(axis=1)]
@@ -403,15 +405,17 @@ def _reaim_gain(cpus: int) -> Callable:
     (:meth:`~zmodel.fits.kernel_versions.KernelVersionsModel.reaim_compositions`: the Database Mix
     read from re-aim-7's source, each load level composed with its own activity, the peak over the
     load levels, on the OSDL x86 STP system of the fit) at the store's kernel-version parameters,
-    with the processor speed of the figure's host (:data:`REAIM_HOST_SPEED`). At 4 and 8 CPUs it is
+    with the processor clock of the figure's host (:data:`REAIM_HOST_CLOCK`). At 4 and 8 CPUs it is
     the fit's own prediction of the deck's ReAIM rows; at 1 and 2 CPUs a size the fit never composed.
     """
     def f(p):
         from zmodel.fits.kernel_versions import NEW, OLD
 
+        from zmodel.kernel.versions import REFERENCE_CLOCK
+
         m, values = _reaim_values(p)
-        speed = REAIM_HOST_SPEED[cpus]
-        if speed == 1.0:   # the fit's own (memoised) pair
+        speed = REAIM_HOST_CLOCK[cpus] / REFERENCE_CLOCK
+        if speed == m.system("reaim", cpus).cpu_speed:   # the fit's own (memoised) pair
             x24, x26 = m.pair("reaim", cpus, values)
         else:
             x24, x26 = _reaim_peaks(m, values, cpus, (OLD, NEW), speed)

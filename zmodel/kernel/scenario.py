@@ -165,7 +165,7 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
                 network_segments=5.95, dcache_lookups=9.3),
     # a fork-and-switch-heavy multi-user mix (the name is historical): 6 switches and 0.2 forks per ms of
     # CPU, some 100 and 30 times what OSDL's re-aim-7 Database Mix does per ms as its source gives it
-    # (zmodel.fits.kernel_versions.REAIM_MIX: ~2 switches and 0.27 forks per job of ~46 ms)
+    # (zmodel.fits.kernel_versions.REAIM_MIX: ~2 switches and 0.27 shell spawns per job of ~46 ms)
     "reaim": dict(clients=100, think_time=0.0, user_time=1e-3, switches=6, io_per_transaction=0.5,
                   block_size=4096, read_fraction=0.5, forks=0.2, runnable_fraction=0.5, read_think_time=1e-3),
     # SPECjbb2000 as the kernel-version fit reads it (zmodel.fits.kernel_versions.PROFILES["specjbb"]): one

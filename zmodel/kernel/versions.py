@@ -77,6 +77,7 @@ __all__ = [
     "tick_period",
     "TICK_HZ",
     "TIMESLICE_24",
+    "REFERENCE_CLOCK",
     "calibrated_costs",
     "memory_variant",
     "spinlock_strategy",
@@ -109,6 +110,20 @@ _DCACHE_RCU_DOC = ("Linux Documentation/filesystems/path-lookup.txt (N. Piggin, 
 _DCACHE_LOCKMETER = ("D. Sarma, 'specweb99: dcache scalability results', linux-kernel mailing list, 12 July 2002 "
                      "(cs.helsinki.fi/linux/linux-kernel/2002-27/0941.html; measurements by T. Wilson, IBM LTC; "
                      "8-CPU PIII Xeon, kernel 2.4.17+lse02E), 'Lockmeter comparison', dcache_lock rows")
+
+#: processor clock of the reference speed (``SystemConfig.cpu_speed = 1``) at which KernelCosts are stated:
+#: the declared defaults are "order-of-magnitude values for a ~1 GHz processor", and the process-creation
+#: costs are LMBench's on 1000 MHz hosts (_LMBENCH_STP) [Hz]. A system whose path lengths are measured at
+#: another clock runs at cpu_speed = clock / REFERENCE_CLOCK (the clock ratio: same processor family)
+REFERENCE_CLOCK = 1e9
+
+#: the public measurement of process creation on 2.4 and 2.5 (not in the seeds): LMBench 2.0 lat_proc on two
+#: OSDL STP 1-way hosts of 1000 MHz, read by KernelCosts.fork_time, spawn_time and their PTE-chain extras
+_LMBENCH_STP = ("C. White (OSDL), 'Re: Minutes from Feb 21 LSE Call', linux-kernel mailing list, 25 Feb 2003, "
+                "Message-Id <200302251711.h1PHBct16624@mail.osdl.org>, LMBench 2.0 table 'Processor, Processes - "
+                "times in microseconds'")
+_RMAP_FORK = ("A. Morton, linux-kernel, 7 Sep 2002, Message-Id <3D7A2768.E5C85EB@digeo.com>: 'The fork/exec/mmap "
+              "slowdown is the rmap overhead'")
 
 #: fixed-point iterations of :func:`compose` (spin fraction, anticipatory idling)
 FIXED_POINT_ITERATIONS = 6
@@ -587,9 +602,15 @@ class KernelCosts:
         Extra cost per synchronisation event with LinuxThreads (signals, manager
         thread) [s].
     fork_time : float
-        Process creation and exit [s].
+        Process creation and exit: ``fork``, the child's ``exit``, the parent's ``wait`` [s].
     pte_chain_fork_extra : float
         Extra fork/exit time with PTE-chain reverse mapping (rmap without objrmap) [s].
+    spawn_time : float
+        A program run through the shell (``system(3)``: ``fork``, ``exec`` of ``/bin/sh -c``,
+        the shell's start and its ``exec`` of the command, ``exit``, ``wait``), the command's own
+        work excluded [s].
+    pte_chain_spawn_extra : float
+        Extra time of a spawn with PTE-chain reverse mapping (rmap without objrmap) [s].
     antic_expire : float
         Anticipatory scheduler's longest wait after a read (``antic_expire``) [s].
     antic_miss : float
@@ -655,10 +676,24 @@ class KernelCosts:
     linuxthreads_extra: float = param(5e-6, unit="s", range=(0.0, 1e-3),
                                       source=_ASSUMED + " (signals and the manager thread, OSDL 'Linux "
                                                         "Threads vs NPTL')")
-    fork_time: float = param(200e-6, unit="s", range=(10e-6, 10e-3),
-                             source=_ASSUMED + " (process creation and exit copy page tables)")
-    pte_chain_fork_extra: float = param(50e-6, unit="s", range=(0.0, 10e-3),
-                                        source=_ASSUMED + " (ibmsj: PTE chains slow process creation and exit)")
+    fork_time: float = param(104e-6, unit="s", range=(52e-6, 208e-6),
+                             source=f"{_LMBENCH_STP}, 'fork proc' of Linux 2.4.18 on the 1-way host (1000 MHz): "
+                                    "'stp1-003.  Linux 2.4.18 1000' ... '104.'. Range: half to twice the measurement "
+                                    "(another processor of the reference class)")
+    pte_chain_fork_extra: float = param(39e-6, unit="s", range=(0.0, 78e-6),
+                                        source=f"{_LMBENCH_STP}, 'fork proc' of Linux 2.5.60 (PTE-chain rmap, no "
+                                               "objrmap) less that of 2.4.18 on the 1-way hosts: 143 - 104 us. The "
+                                               f"whole difference read as rmap's ({_RMAP_FORK}). Range: "
+                                               "none of it to twice it")
+    spawn_time: float = param(4460e-6, unit="s", range=(2230e-6, 8920e-6),
+                              source=f"{_LMBENCH_STP}, 'sh proc' of Linux 2.4.18 on the 1-way host (1000 MHz): "
+                                     "'stp1-003.  Linux 2.4.18 1000' ... '4460' (LMBench lat_proc 'shell': fork, exec "
+                                     "of /bin/sh -c running a small program, exit, wait). Range: half to twice the "
+                                     "measurement (another processor of the reference class, another shell)")
+    pte_chain_spawn_extra: float = param(832e-6, unit="s", range=(0.0, 1664e-6),
+                                         source=f"{_LMBENCH_STP}, 'sh proc' of Linux 2.5.60 less that of 2.4.18 on "
+                                                f"the 1-way hosts: 5292 - 4460 us. The whole difference read as rmap's "
+                                                f"({_RMAP_FORK}). Range: none of it to twice it")
     antic_expire: float = param(6e-3, unit="s", range=(0.0, 0.1),
                                 source="Linux 2.6.0 anticipatory scheduler: antic_expire = HZ/150, 6 ms at HZ = 1000")
     antic_miss: float = param(1.0, unit="1", range=(0.0, 1.0),
@@ -744,7 +779,11 @@ class WorkloadProfile:
         ``dcache_lock`` acquisitions per transaction with the 2.4 path walk (one per
         path-component lookup, d_lookup) [1].
     forks : float
-        Process creations per transaction [1].
+        Process creations per transaction (``fork`` and ``exit``; a program run through the
+        shell is a spawn) [1].
+    spawns : float
+        Programs run through the shell per transaction (``system(3)``, ``popen(3)``: a fork, the
+        shell's start and the exec of the command) [1].
     external_delay : float
         Time per transaction spent in other tiers or clients, a delay [s].
     tick_waits : float
@@ -786,6 +825,7 @@ class WorkloadProfile:
     nptl_capable: bool = True
     dcache_lookups: float = 0.0
     forks: float = 0.0
+    spawns: float = 0.0
     external_delay: float = 0.0
     tick_waits: float = 0.0
     runnable_fraction: float = 1.0
@@ -1027,7 +1067,8 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
     -----
     With :math:`\sigma` switches, :math:`\iota` I/Os of :math:`B` bytes, :math:`\nu`
     network requests of :math:`g` TCP segments each, :math:`\theta` synchronisations, :math:`\phi`
-    forks, :math:`\lambda` dcache lookups and :math:`\pi` page events per transaction, and :math:`[\cdot]` = 1 when a feature is
+    forks, :math:`\psi` spawns,
+    :math:`\lambda` dcache lookups and :math:`\pi` page events per transaction, and :math:`[\cdot]` = 1 when a feature is
     absent:
 
     .. math::
@@ -1038,8 +1079,9 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
                       + [\neg\text{per\_bdi}]\, t_\text{unplug}\, n_\text{disks}\big),\\
         T_\text{net} &= \nu\,(t_\text{net} + [\neg(\text{TSO}\wedge\text{NAPI})]\, g\, t_\text{net}^+),\quad
         T_\text{thr} = \theta\,(t_\text{sync} + [\neg\text{NPTL}]\, t_\text{LT}),\\
-        T_\text{fork} &= \phi\,(t_\text{fork} + [\text{rmap}\wedge\neg\text{objrmap}]\, t_\text{chain}),\quad
-        T_\text{mm} = \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
+        T_\text{fork} &= \phi\,(t_\text{fork} + [\text{rmap}\wedge\neg\text{objrmap}]\, t_\text{chain})
+                        + \psi\,(t_\text{spawn} + [\text{rmap}\wedge\neg\text{objrmap}]\, t_\text{chain}^\text{spawn}),\\
+        T_\text{mm} &= \pi\, T_\text{mm}(\text{variant}, N_\text{cpu})\ (\text{mm\_overhead}),
 
     plus the lock hold times :math:`\sigma h_\text{rq} + \iota h_\text{io} + \lambda h_\text{dc}` (CPU
     work in every version; contended by all CPUs where the lock is global, per request queue for
@@ -1097,7 +1139,9 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
                                                       else w.network_segments * c.net_extra_time))
     threads = w.thread_syncs * (c.thread_sync_time
                                 + (0.0 if ("nptl" in f and w.nptl_capable) else c.linuxthreads_extra))
-    fork = w.forks * (c.fork_time + (c.pte_chain_fork_extra if ("rmap" in f and "objrmap" not in f) else 0.0))
+    chains = "rmap" in f and "objrmap" not in f
+    fork = (w.forks * (c.fork_time + (c.pte_chain_fork_extra if chains else 0.0))
+            + w.spawns * (c.spawn_time + (c.pte_chain_spawn_extra if chains else 0.0)))
     memory = 0.0
     if w.page_events > 0:
         if s.platform != "zSeries":
@@ -1923,7 +1967,7 @@ def _used_features(f: frozenset, w: WorkloadProfile, s: SystemConfig, sched: str
         used |= f & {"nptl"}
     if w.dcache_lookups > 0:
         used |= f & {"dcache_rcu"}
-    if w.forks > 0 or w.shared_memory > 0:
+    if w.forks > 0 or w.spawns > 0 or w.shared_memory > 0:
         used |= f & {"rmap", "objrmap"}
     if w.page_events > 0:
         used |= f & {"rmap", "tlb_flush_on_dirty", "iske_per_page"}
