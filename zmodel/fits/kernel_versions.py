@@ -75,7 +75,14 @@ for 9.75 / 27.78 % (+0.005 % before the spawns were measured), and 2.6 does not 
 better at the largest load (the shape claim fails). The mechanism is missing, not a count; the
 suspects, none composed: the 2.6 per-CPU page lists against the 2.4 zone lock (``page_test`` makes about 1,700 brk calls and
 1,600 page faults per call, sieve maps and frees 1 MB), sync() under the 2.4 big kernel lock, and the
-CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that keep their caches). Until
+CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that keep their caches). The last has
+a published size on this benchmark: one 2.6-test scheduler patch (sched-2.6.0-test2-mm2-A3, "most
+likely the round robinning of tasks every 25ms", C. Kolivas, linux-kernel, 7 Aug 2003,
+<200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on OSDL's 4-way from 3853.55 to
+4416.70 s for the same run, +14.6 %, "A 10% regression there, mainly user time" (A. Morton,
+linux-kernel, 5 Aug 2003, <20030805222354.66dbdb8d.akpm@osdl.org>): the caches a task refills after
+a switch cost user time, which ``compose`` charges nothing (its user time is per transaction,
+whatever the scheduler does). Until
 2026-11-27 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
 times the switches the workfile gives -- which let the runqueue lock carry its gain (fitted 6.0 /
 23.3 %) and pulled the runqueue hold from 31 to 37 us. The 2.4 runqueue hold the rows
