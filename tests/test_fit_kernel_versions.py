@@ -122,8 +122,9 @@ def test_residual_tolerances(result):
     "SPECjbb2000's switches from SPEC's description), hand-off locks, segments per request, the dcache "
     "lock, WebSphere on LinuxThreads, DBT-2's timer waits: the OSDL pairs miss the issue-5 tolerances -- "
     "DBT-2 cached 14.9 vs 20, ReAIM -0.65 / -0.65 vs 9.75 / 27.78 (no mechanism composed but the shell "
-    "spawns' PTE chains; 6.0 / 23.3 with the earlier reading of 4 switches per ms), SPECjAppServer 7.4 / 15.7 vs 7 / 14, SPECjbb2000 4.9 / 4.9 "
-    "vs 6 / 8 (5.1 / 5.5 with the earlier reading of a switch per ms), SPECweb99 27.6 / 32.6 vs 26 / 35; "
+    "spawns' PTE chains; 6.0 / 23.3 with the earlier reading of 4 switches per ms), SPECjAppServer "
+    "7.4 / 15.7 vs 7 / 14, SPECjbb2000 4.9 / 4.9 vs 6 / 8 (5.1 / 5.5 with the earlier reading of a switch "
+    "per ms), SPECweb99 27.6 / 32.6 vs 26 / 35; "
     "the targets stay"))
 def test_osdl_pairs_within_the_issue_tolerances(result):
     res = result.to_frame("residuals").set_index("id")

@@ -525,7 +525,8 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
     **{f"val.kernel_versions.reaim-stp-{n}way": Predictor(
         f"OSDL ReAIM (re-aim-7 Database Mix) on the x86 STP system of the kernel-version fit with {n} CPU"
         f"{'s' if n > 1 else ''} at the clock of the figure's host: peak jobs per minute of Linux 2.6.0 over "
-        "2.4.23 (the -mm patches and test releases read as those versions; calibrated store)", ("kernel_versions",), _reaim_gain(n))
+        "2.4.23 (the -mm patches and test releases read as those versions; calibrated store)", ("kernel_versions",),
+        _reaim_gain(n))
        for n in (1, 2, 4, 8)},
 }
 

@@ -73,16 +73,16 @@ the largest load. At that activity the 2.4 runqueue lock and the goodness() scan
 a job, and the spawns' PTE chains cost 2.6 about 0.7 %, so the composed 2.4 -> 2.6 gain is -0.65 %
 for 9.75 / 27.78 % (+0.005 % before the spawns were measured), and 2.6 does not hold its throughput
 better at the largest load (the shape claim fails). The mechanism is missing, not a count; the
-suspects, none composed: the 2.6 per-CPU page lists against the 2.4 zone lock (``page_test`` makes about 1,700 brk calls and
-1,600 page faults per call, sieve maps and frees 1 MB), sync() under the 2.4 big kernel lock, and the
-CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that keep their caches). The last has
-a published size on this benchmark: one 2.6-test scheduler patch (sched-2.6.0-test2-mm2-A3, "most
-likely the round robinning of tasks every 25ms", C. Kolivas, linux-kernel, 7 Aug 2003,
-<200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on OSDL's 4-way from 3853.55 to
-4416.70 s for the same run, +14.6 %, "A 10% regression there, mainly user time" (A. Morton,
-linux-kernel, 5 Aug 2003, <20030805222354.66dbdb8d.akpm@osdl.org>): the caches a task refills after
-a switch cost user time, which ``compose`` charges nothing (its user time is per transaction,
-whatever the scheduler does). Until
+suspects, none composed: the 2.6 per-CPU page lists against the 2.4 zone lock (``page_test`` makes
+about 1,700 brk calls and 1,600 page faults per call, sieve maps and frees 1 MB), sync() under the
+2.4 big kernel lock, and the CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that
+keep their caches). The last has a published size on this benchmark: one 2.6-test scheduler patch
+(sched-2.6.0-test2-mm2-A3, "most likely the round robinning of tasks every 25ms", C. Kolivas,
+linux-kernel, 7 Aug 2003, <200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on
+OSDL's 4-way from 3853.55 to 4416.70 s for the same run, +14.6 %, "A 10% regression there, mainly
+user time" (A. Morton, linux-kernel, 5 Aug 2003, <20030805222354.66dbdb8d.akpm@osdl.org>): the
+caches a task refills after a switch cost user time, which ``compose`` charges nothing (its user
+time is per transaction, whatever the scheduler does). Until
 2026-11-27 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
 times the switches the workfile gives -- which let the runqueue lock carry its gain (fitted 6.0 /
 23.3 %) and pulled the runqueue hold from 31 to 37 us. The 2.4 runqueue hold the rows
@@ -98,7 +98,10 @@ Scheduler Kernel", 14 June 2001, lse.sourceforge.net/benchmarks/volanomark/14_ju
 2392438 runqueue_lock acquisitions at a mean hold of 8.8 us, 1721928 of them in schedule(), with
 "about 70" runnable tasks (the same author's 2.4.1 report): 12.2 us of hold per context switch,
 about 10.8 us without the goodness() scan of 70 tasks at this fit's 20 ns -- a third of the fitted
-~31 us, and that lock was already 76 % busy. The product of switches per transaction and hold is
+~31 us, and that lock was already 76 % busy. LMBench on OSDL's 1 GHz 2-way STP host puts a whole
+2.4.18 context switch between two processes, runqueue lock included, at 2.68 us ("2p/0K ctxsw";
+C. White, linux-kernel, 25 Feb 2003, <200302251711.h1PHBct16624@mail.osdl.org>): a tenth of the
+fitted hold. The product of switches per transaction and hold is
 what the rows determine, so the suspect is as much the switch counts of :data:`PROFILES`
 (readings) as a missing mechanism. Tried as a log-normal prior (10.8 us, 95 % factor 2) on
 2026-11-27 and not adopted: the prior's residual (log units, weight 1) outweighs the rows' (the
