@@ -81,8 +81,12 @@ keep their caches). The last has a published size on this benchmark: one 2.6-tes
 linux-kernel, 7 Aug 2003, <200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on
 OSDL's 4-way from 3853.55 to 4416.70 s for the same run, +14.6 %, "A 10% regression there, mainly
 user time" (A. Morton, linux-kernel, 5 Aug 2003, <20030805222354.66dbdb8d.akpm@osdl.org>): the
-caches a task refills after a switch cost user time, which ``compose`` charges nothing (its user
-time is per transaction, whatever the scheduler does). Until
+caches a task refills after a switch or a move cost user time, which ``compose`` charges nothing (its
+user time is per transaction, whatever the scheduler does). The round robin is a doubtful cause:
+in that run (``-s4 -i4``: 4 to 16 children on 4 CPUs, files of 74 to 266 KB) a job switches 5 to 12
+times on its O_SYNC writes and syncs (:func:`reaim_profile`), once per 4 to 10 ms of CPU, so a 25 ms
+round robin rarely fires; what else the patch changed (where a woken task runs) is not measured, so no cost per
+switch can be read from it. Until
 2026-11-27 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
 times the switches the workfile gives -- which let the runqueue lock carry its gain (fitted 6.0 /
 23.3 %) and pulled the runqueue hold from 31 to 37 us. The 2.4 runqueue hold the rows
