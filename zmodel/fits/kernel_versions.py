@@ -84,8 +84,8 @@ user time" (A. Morton, linux-kernel, 5 Aug 2003, <20030805222354.66dbdb8d.akpm@o
 caches a task refills after a switch or a move cost user time, which ``compose`` charges nothing (its
 user time is per transaction, whatever the scheduler does). The round robin is a doubtful cause:
 in that run (``-s4 -i4``: 4 to 16 children on 4 CPUs, files of 74 to 266 KB) a job switches 5 to 12
-times on its O_SYNC writes and syncs (:func:`reaim_profile`), once per 4 to 10 ms of CPU, so a 25 ms
-round robin rarely fires; what else the patch changed (where a woken task runs) is not measured, so no cost per
+times on its O_SYNC writes and syncs (:func:`reaim_profile`; two switches per wait), so it blocks
+every 8 to 19 ms of CPU at 700 MHz and a 25 ms round robin seldom fires; what else the patch changed (where a woken task runs) is not measured, so no cost per
 switch can be read from it. Until
 2026-11-27 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
 times the switches the workfile gives -- which let the runqueue lock carry its gain (fitted 6.0 /
