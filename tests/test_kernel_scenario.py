@@ -294,6 +294,28 @@ def test_io_scheduler_override_is_used():
     assert "anticipatory_scheduler" in df["features"].iloc[0]
 
 
+def test_forks_and_spawns_enter_the_cpu_demand_at_the_measured_costs():
+    # A planner's CGI-like workload: 0.5 programs run through the shell and 0.25 bare forks per
+    # transaction on one z990 CPU (no I/O: the specjbb kind, one client, no think time). The CPU demand
+    # grows by 0.25 x (fork + its PTE-chain extra) + 0.5 x (spawn + its extra) under 2.6.0 and by the
+    # bare costs under 2.4.21, at LMBench's 1 GHz STP measurements (C. White, linux-kernel, 25 Feb 2003:
+    # fork proc 104 / 143 us, sh proc 4460 / 5292 us under 2.4.18 / 2.5.60) over the processor's speed
+    base = {"hardware": {"processor": "z990", "cpus": 1}, "kernel": {"version": "2.6.0"},
+            "workload": {"kind": "specjbb", "clients": 1}}
+    extra_us = {"2.4.21": 0.25 * 104 + 0.5 * 4460, "2.6.0": 0.25 * 143 + 0.5 * 5292}
+    for version, extra in extra_us.items():
+        plain = Scenario.from_dict(_with("kernel.version", version, base))
+        spawning = Scenario.from_dict(_with("workload.spawns", 0.5, _with("workload.forks", 0.25,
+                                                                          _with("kernel.version", version, base))))
+        prof = spawning.profile()
+        assert (prof.forks, prof.spawns) == (0.25, 0.5)
+        speed = plain.system()[0].cpu_speed
+        x0 = float(plain.predict()["throughput"].iloc[0])
+        x1 = float(spawning.predict()["throughput"].iloc[0])
+        # one client, no think time, no I/O: X = 1 / D_cpu, so 1/X1 - 1/X0 is the added demand
+        assert 1 / x1 - 1 / x0 == pytest.approx(extra * 1e-6 / speed, rel=1e-9)
+
+
 # --------------------------------------------------------------------------- validation
 @pytest.mark.parametrize("mapping,message", [
     (_with("hardware.processor", "z999"),
@@ -318,6 +340,8 @@ def test_io_scheduler_override_is_used():
     (_with("workload.think_time", "fast"), r"^workload\.think_time must be a number, got 'fast'$"),
     (_with("workload.hit_ratio", 1.2), r"^workload\.hit_ratio must be in \[0, 1\], got 1\.2$"),
     (_with("workload.block_size", 0), r"^workload\.block_size must be positive and finite, got 0$"),
+    (_with("workload.spawns", -1), r"^workload\.spawns must be non-negative and finite, got -1$"),
+    (_with("workload.forks", 2e6), r"^workload\.forks must be at most 1e\+06, got 2000000\.0$"),
     (_without("hardware.storage_server"), r"^hardware\.storage_server is required for workload 'oltp'"),
     (_without("hardware.channel"), r"^hardware\.channel is required for workload 'oltp'"),
     (_without("hardware.cpus"), r"^hardware\.cpus is required$"),

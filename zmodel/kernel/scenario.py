@@ -135,7 +135,7 @@ MAX_INTEGER = 2 ** 53
 #: documented maxima of the numeric ``[workload]`` keys (beyond them a demand overflows or
 #: the model leaves its domain)
 WORKLOAD_MAXIMA = {"think_time": 1e9, "io_per_transaction": 1e6, "cpu_per_transaction": 1e6,
-                   "block_size": GiB, "io_rate": 1e9, "footprint": 1e18}
+                   "block_size": GiB, "io_rate": 1e9, "footprint": 1e18, "forks": 1e6, "spawns": 1e6}
 #: the ``model`` column: which solver produced a row
 MODEL_CLOSED = "closed: exact MVA of the composed kernel model"
 MODEL_OPEN = "open: M/M/c stations at the offered I/O rate"
@@ -431,6 +431,11 @@ class Workload:
         I/O per transaction [1], bytes per I/O (at most 1 GiB) [B], read fraction [1], cache hit ratio [1].
     cpu_per_transaction : float or None
         User (non-kernel-path) CPU per transaction at z990 speed [s].
+    forks, spawns : float or None
+        Processes created per transaction (``fork`` and ``exit``) and programs run through the
+        shell per transaction (``system(3)``, ``popen(3)``, a CGI script), each priced by the
+        kernel costs ``fork_time`` / ``spawn_time`` plus their PTE-chain extras under 2.6's
+        reverse mapping (:class:`~zmodel.kernel.versions.KernelCosts`: LMBench's measurements) [1].
     io_rate : float or None
         Open load: I/O requests per second offered (instead of the closed population) [1/s].
     devices : int or None
@@ -443,8 +448,8 @@ class Workload:
         workload's preset ``hit_ratio`` and cannot be given together with ``hit_ratio`` [B].
 
     Integers are at most :data:`MAX_INTEGER`; the numbers at most :data:`WORKLOAD_MAXIMA`
-    (think time 1e9 s, 1e6 I/O and 1e6 CPU seconds per transaction, 1 GiB per I/O,
-    1e9 I/O per second, a footprint of 1e18 B).
+    (think time 1e9 s, 1e6 I/O, 1e6 CPU seconds, 1e6 forks and 1e6 spawns per transaction,
+    1 GiB per I/O, 1e9 I/O per second, a footprint of 1e18 B).
     """
 
     kind: str
@@ -458,9 +463,11 @@ class Workload:
     io_rate: float | None = None
     devices: int | None = None
     footprint: float | None = None
+    forks: float | None = None
+    spawns: float | None = None
 
     KEYS = ("kind", "clients", "think_time", "io_per_transaction", "block_size", "read_fraction", "hit_ratio",
-            "cpu_per_transaction", "io_rate", "devices", "footprint")
+            "cpu_per_transaction", "io_rate", "devices", "footprint", "forks", "spawns")
 
     def __post_init__(self):
         # bounded (WORKLOAD_MAXIMA) so that every service demand stays a finite number (1e300 B
@@ -472,7 +479,7 @@ class Workload:
                       io_rate=lambda n, v: as_scalar(n, v, positive=True, maximum=top["io_rate"]),
                       footprint=lambda n, v: as_scalar(n, v, positive=True, maximum=top["footprint"]),
                       **{k: (lambda n, v, k=k: as_scalar(n, v, maximum=top[k]))
-                         for k in ("think_time", "io_per_transaction", "cpu_per_transaction")})
+                         for k in ("think_time", "io_per_transaction", "cpu_per_transaction", "forks", "spawns")})
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.name == "kind" or value is None:
@@ -656,7 +663,8 @@ class Scenario:
         preset["clients"] = int(n)
         for key, field in (("think_time", "think_time"), ("io_per_transaction", "io_per_transaction"),
                            ("block_size", "block_size"), ("read_fraction", "read_fraction"),
-                           ("hit_ratio", "hit_ratio"), ("cpu_per_transaction", "user_time")):
+                           ("hit_ratio", "hit_ratio"), ("cpu_per_transaction", "user_time"),
+                           ("forks", "forks"), ("spawns", "spawns")):
             v = getattr(w, key)
             if v is not None:
                 preset[field] = v
