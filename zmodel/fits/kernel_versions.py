@@ -525,7 +525,9 @@ def hz_table(params=None):
 #: SPECjAppServer's application server prints none), no zSeries primitives, spinlocks that spin.
 #: The clocks the slides print (700 MHz to 2.0 GHz) are not applied: the user times of PROFILES
 #: are order-of-magnitude readings at the reference speed, not per-clock path lengths, so scaling
-#: them would add a precision the readings do not have.
+#: them would add a precision the readings do not have. ReAIM is the exception since 2026-11-28:
+#: its CPU per job is OSDL's measurement on the 700 MHz STP, so that system runs at its clock
+#: ratio to the reference (REFERENCE_CLOCK).
 SYSTEMS: dict[str, dict] = {
     # 12 x 10k rpm drives: ~5 ms random 8 KB (seek ~4.5 ms + half a turn 3 ms, short-stroked)
     "dbt2_cached": dict(disks=12, disk_time=1e-3, highmem=True),   # log writes: sequential, ~1 ms

@@ -564,9 +564,10 @@ class KernelCosts:
     r"""CPU and device costs of the kernel paths the features change (one execution each).
 
     None of these is printed in the seeds: the defaults are order-of-magnitude values for
-    a ~1 GHz processor, and :mod:`zmodel.fits.kernel_versions` calibrates the ones the
-    OSDL results constrain. All times are at the reference processor speed
-    (``SystemConfig.cpu_speed = 1``).
+    a ~1 GHz processor or, where each one's source says so, public measurements (the
+    process-creation costs, the ``dcache_lock`` hold), and :mod:`zmodel.fits.kernel_versions`
+    calibrates the ones the OSDL results constrain. All times are at the reference processor
+    speed (``SystemConfig.cpu_speed = 1``, a processor of :data:`REFERENCE_CLOCK`).
 
     Parameters
     ----------
