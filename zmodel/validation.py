@@ -380,6 +380,24 @@ def _kernel_versions_model():
 REAIM_HOST_CLOCK = {1: 1000e6, 2: 1000e6, 4: 700e6, 8: 700e6}
 
 
+def _context_switch_us(p) -> float:
+    """CPU of one context switch between two processes on one CPU under 2.4.21's features [us].
+
+    The kernel-version composition's per-switch terms (:func:`~zmodel.kernel.versions.kernel_cpu_time`:
+    the switch's fixed part, the 2.4 ``goodness()`` scan of the two runnable tasks and the work under
+    the runqueue lock) at the calibrated store's costs, at the reference clock (1 GHz, the LMBench
+    host's), one switch per transaction and no other work.
+    """
+    from zmodel.fits.kernel_versions import KernelVersionsModel
+    from zmodel.kernel.versions import SystemConfig, WorkloadProfile, kernel_cpu_time, kernel_version
+
+    _, values = _reaim_values(p)
+    w = WorkloadProfile("ctxsw", clients=2, user_time=0.0, switches=1, runnable_fraction=1.0)
+    t = kernel_cpu_time(kernel_version("2.4.21").features, w, SystemConfig(cpus=1, devices=0),
+                        KernelVersionsModel.costs(values))
+    return float(t["scheduler"] + t["lock_hold"]) * 1e6
+
+
 def _reaim_values(p) -> tuple:
     """The fit's model and its parameter values with the store's kernel-version draws in ``p``."""
     m, declared = _kernel_versions_model()
@@ -518,6 +536,10 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
        for n in DBENCH_CPUS[1:]},
     **{f"val.kernel_versions.dbench-sles9-speedup-{n}cpu": _dbench("2.6.6", "SLES9 (2.6.5)", n)
        for n in DBENCH_CPUS[1:]},
+    "val.kernel_versions.lmbench-ctxsw-2418-1way": Predictor(
+        "the kernel-version composition's CPU per context switch under 2.4.21's features on one CPU at the "
+        "reference clock, two runnable tasks: switch, goodness() scan and runqueue-lock work (calibrated store)",
+        ("kernel_versions",), _context_switch_us),
     "val.io_schedulers.reaim-4way-as-vs-deadline": Predictor(
         "OSDL ReAIM (re-aim-7 Database Mix) on the x86 STP system of the kernel-version fit with 4 CPUs under "
         "Linux 2.6.0: peak jobs per minute with the anticipatory I/O scheduler over deadline (calibrated store)",
