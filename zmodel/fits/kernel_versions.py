@@ -533,7 +533,7 @@ SYSTEMS: dict[str, dict] = {
     "dbt2_cached": dict(disks=12, disk_time=1e-3, highmem=True),   # log writes: sequential, ~1 ms
     "dbt2_noncached": dict(disks=12, disk_time=5e-3, highmem=True),
     # ReAIM's CPU per job is measured on the deck's 700 MHz STP (REAIM_MIX): its clock is applied
-    "reaim": dict(disks=2, disk_time=5e-3, highmem=True, cpu_speed=700e6 / REFERENCE_CLOCK),
+    "reaim": dict(disks=2, disk_time=5e-3, highmem=True, cpu_speed=REAIM_MIX["clock"] / REFERENCE_CLOCK),
     "specweb": dict(disks=1, disk_time=5e-3, highmem=True),
     "specjapp": dict(disks=1, disk_time=5e-3, highmem=False),
     "specjbb": dict(disks=1, disk_time=5e-3, highmem=True),
