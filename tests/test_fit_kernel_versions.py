@@ -66,11 +66,18 @@ def test_specjbb_by_hand(result):
         # the 2.4 runqueue lock is held across the goodness() scan of the c runnable threads
         h, c = p["runqueue_hold"] + p["scan_time"] * cpus, p["spinlock_handoff"]
         z = base24 / sw - h
-        # the hand-off chain (Boyd-Wickizer et al. 2012, sec. 3): serial time h + n c with n CPUs at the lock
-        w = [math.factorial(cpus) / math.factorial(cpus - n) * math.prod((h + j * c) / z for j in range(1, n + 1))
+        # the hand-off chain (Boyd-Wickizer et al. 2012, sec. 3) with n CPUs at the lock: serial time
+        # h (1 + g (n - 1)) + n c, g the x86 growth of a contended hold (VolanoMark lockmeter, 8.6 vs
+        # 3.8 us and 1.2 vs 0.5 us at 5.97 vs ~1.07 CPUs at the lock: 0.264 and 0.291, mean 0.277)
+        g = 0.277
+
+        def serial(n):
+            return h * (1 + g * (n - 1)) + n * c
+
+        w = [math.factorial(cpus) / math.factorial(cpus - n) * math.prod(serial(j) / z for j in range(1, n + 1))
              for n in range(cpus + 1)]
         pk = [v / sum(w) for v in w]
-        x_lock = sum(pk[n] / (h + n * c) for n in range(1, cpus + 1))
+        x_lock = sum(pk[n] / serial(n) for n in range(1, cpus + 1))
         f = (sum(n * pk[n] for n in range(cpus + 1)) - x_lock * h) / cpus
         x24, x26 = cpus * (1 - f) / base24, cpus / base26
         assert res.loc[id_, "predicted"] == pytest.approx(100 * (x26 / x24 - 1), rel=1e-7)
@@ -120,12 +127,13 @@ def test_residual_tolerances(result):
 @pytest.mark.xfail(strict=True, reason=(
     "2026-11-28, counts as read (no per-benchmark multipliers; ReAIM's from its published workload, "
     "SPECjbb2000's switches from SPEC's description), hand-off locks, segments per request, the dcache "
-    "lock, WebSphere on LinuxThreads, DBT-2's timer waits: the OSDL pairs miss the issue-5 tolerances -- "
-    "DBT-2 cached 14.9 vs 20, ReAIM -0.65 / -0.65 vs 9.75 / 27.78 (no mechanism composed but the shell "
+    "lock, WebSphere on LinuxThreads, DBT-2's timer waits, the x86 growth of contended holds: the OSDL "
+    "pairs miss the issue-5 tolerances -- "
+    "DBT-2 cached 14.3 vs 20, ReAIM -0.65 / -0.65 vs 9.75 / 27.78 (no mechanism composed but the shell "
     "spawns' PTE chains; 6.0 / 23.3 with the earlier reading of 4 switches per ms), SPECjAppServer "
-    "7.4 / 15.7 vs 7 / 14, SPECjbb2000 4.9 / 4.9 vs 6 / 8 (5.1 / 5.5 with the earlier reading of a switch "
-    "per ms), SPECweb99 27.6 / 32.6 vs 26 / 35; "
-    "the targets stay"))
+    "6.3 / 15.3 vs 7 / 14, SPECjbb2000 4.9 / 4.9 vs 6 / 8 (5.1 / 5.5 with the earlier reading of a switch "
+    "per ms), SPECweb99 27.4 / 33.2 vs 26 / 35 (before the hold growth: DBT-2 cached 14.9, SPECjAppServer "
+    "7.4 / 15.7, SPECweb99 27.6 / 32.6); the targets stay"))
 def test_osdl_pairs_within_the_issue_tolerances(result):
     res = result.to_frame("residuals").set_index("id")
     err = res["percent_error"].abs()
@@ -179,11 +187,12 @@ def test_rows_are_composed_on_their_platform():
 def test_parameters_identified(result):
     t = result.parameter_table
     free = t[t["vary"]]
-    # every free parameter identified but the anticipatory miss probability: it and the LUN time
-    # are set by the same three decision-support rows (correlation -0.99), and the ReAIM rows the
-    # composition cannot explain (gain ~0 for 9.75 / 27.78 % with the workfile's activity, below)
-    # raise the reduced chi-square that scales every standard error, so its error exceeds its value
-    assert set(free.index[~free["identifiable"].astype(bool)]) == {"antic_miss"}
+    # every free parameter identified but the decision-support pair: the anticipatory miss
+    # probability and the LUN time are set by the same three decision-support rows (correlation
+    # -0.99), and the ReAIM rows the composition cannot explain (gain ~0 for 9.75 / 27.78 % with the
+    # workfile's activity, below) raise the reduced chi-square that scales every standard error, so
+    # their errors exceed their values (the LUN time's 97 % before the x86 hold growth, 113 % since)
+    assert set(free.index[~free["identifiable"].astype(bool)]) == {"antic_miss", "lun_time"}
     assert not free["at_bound"].any()
     assert result.success
 
@@ -221,10 +230,11 @@ def test_shape_claims(result):
 @pytest.mark.xfail(strict=True, reason=(
     "2026-11-28, counts as read (no per-benchmark multipliers; ReAIM's from its published workload, "
     "SPECjbb2000's switches from SPEC's description), hand-off locks, segments per request, the dcache "
-    "lock, WebSphere on LinuxThreads, from the declared defaults: median 34.6 % (32.8 % with a switch per "
+    "lock, WebSphere on LinuxThreads, the x86 growth of contended holds, from the declared defaults: median "
+    "33.5 % (34.6 % before the growth, 32.8 % with a switch per "
     "ms for SPECjbb2000, 26.8 % before ReAIM's activity was read from its workload, "
-    "45.6 % on 2026-11-26), 7 of 18 rows unpredictable without themselves (a parameter they read left "
-    "unidentified), every refit converged (2026-11-25 with the multipliers: 51.9 %, 11 unpredictable, "
+    "45.6 % on 2026-11-26), 4 of 18 rows unpredictable without themselves (7 before the growth; a parameter "
+    "they read left unidentified), every refit converged (2026-11-25 with the multipliers: 51.9 %, 11 unpredictable, "
     "2 not converged); the targets below stay as the goal, not widened"))
 def test_leave_one_out():
     # ~25 s (18 refits).
@@ -265,10 +275,11 @@ def test_leave_one_benchmark_out():
     "2026-11-28, counts as read (ReAIM's from its published workload, SPECjbb2000's switches from SPEC's "
     "description), hand-off locks, segments per request, the dcache lock, WebSphere on LinuxThreads, a "
     "parameter no remaining row reads held at its start even where the full fit leaves it unidentified: "
-    "leave-one-benchmark-out median 67.2 % over 14 rows (65.3 % with a switch per ms for SPECjbb2000, "
-    "56.3 % with ReAIM's earlier reading of 4 switches per ms; dbench 65 %, decision support 36 %, "
-    "DBT-2 61 %, ReAIM 100 % -- no mechanism composed --, SPECweb99 117 %, SPECjAppServer 77 %, "
-    "SPECjbb2000 28 %); the issue-12 target (25 %) stays"))
+    "leave-one-benchmark-out median 50.5 % over 14 rows since the x86 growth of contended holds (67.2 % "
+    "before it; 65.3 % with a switch per ms for SPECjbb2000, 56.3 % with ReAIM's earlier reading of 4 "
+    "switches per ms; now dbench 65 %, decision support 38 %, DBT-2 62 %, ReAIM 105 % -- no mechanism "
+    "composed --, SPECweb99 5 % (117 % before), SPECjAppServer 84 % (77 %), SPECjbb2000 28 %); the "
+    "issue-12 target (25 %) stays"))
 def test_leave_one_benchmark_out_target():
     from zmodel.fits.kernel_versions import CALIBRATION
 

@@ -100,21 +100,25 @@ def test_oltp_example_26_better_and_memory_smaller():
 
 def test_an_image_below_its_entitlement_is_not_slowed():
     """An LPAR gets what it wants up to its entitlement (lpar_dispatch: "an LPAR that wants less
-    than its share gets its demand"): a 2-CPU 2.4.21 image on 8 shared CPUs wanting about 1.0 CPU
-    predicts the same at weight 0.14 (1.12 CPUs entitled) as at weight 1, with no steal; below
-    that it gets its entitlement, and the throughput never falls as the weight grows. Until
-    2026-11-27 the image was slowed as if both its CPUs always wanted to run (steal 0.12 at 0.2)."""
+    than its share gets its demand"): a 2-CPU 2.4.21 image on 8 shared CPUs wanting about one CPU
+    (what it wants is read at weight 1, so the weights below follow the stored kernel costs)
+    predicts the same just above that entitlement as at weight 1, with no steal; below it, it gets
+    its entitlement, and the throughput never falls as the weight grows. Until 2026-11-27 the
+    image was slowed as if both its CPUs always wanted to run (steal 0.12 at 0.2)."""
     lpar = {"hardware": {"processor": "z990", "cpus": 2, "storage_server": "DS8300", "channel": "FICON-4G",
                          "channels": 2},
             "kernel": {"version": "2.4.21"}, "hypervisor": {"type": "lpar", "physical_cpus": 8, "weight": 0.2},
             "workload": {"kind": "oltp", "clients": 32, "think_time": 0.05}}
-    df = predict(lpar, {"hypervisor.weight": [0.05, 0.1, 0.12, 0.14, 0.2, 1.0]}).set_index("hypervisor.weight")
-    wanted = 2 * (df.loc[1.0, "cpu_utilization"] + df.loc[1.0, "steal"])
-    assert 0.96 < wanted < 1.12                                 # between the 0.12 and 0.14 entitlements
-    for w in (0.14, 0.2):
+    full = predict(lpar, {"hypervisor.weight": [1.0]}).iloc[0]
+    wanted = 2 * (full["cpu_utilization"] + full["steal"])      # CPUs the image wants
+    assert full["steal"] == 0.0 and 0.5 < wanted < 1.5          # about one CPU of the two
+    share = wanted / 8                                          # the weight that entitles it to that
+    below, above = [0.4 * share, 0.8 * share, 0.95 * share], [1.05 * share, 1.5 * share]
+    df = predict(lpar, {"hypervisor.weight": below + above + [1.0]}).set_index("hypervisor.weight")
+    for w in above:
         assert df.loc[w, "steal"] == 0.0
-        assert df.loc[w, "throughput"] == pytest.approx(df.loc[1.0, "throughput"], rel=1e-12)
-    for w in (0.05, 0.1, 0.12):                                 # granted its entitlement, 8 w CPUs
+        assert df.loc[w, "throughput"] == pytest.approx(full["throughput"], rel=1e-12)
+    for w in below:                                             # granted its entitlement, 8 w CPUs
         assert df.loc[w, "steal"] > 0 and 2 * df.loc[w, "cpu_utilization"] == pytest.approx(8 * w, rel=1e-6)
     assert df["throughput"].is_monotonic_increasing
 

@@ -1034,6 +1034,54 @@ def test_the_dcache_costs_are_the_lockmeter_figures():
     assert c.dcache_hold_scv == pytest.approx(one_plus_c2 - 1, abs=0.05)
 
 
+def test_x86_global_runqueue_lock_hold_grows_with_the_cpus_at_it_by_hand():
+    """On x86 a critical section of h lasts h (1 + g (k - 1)) + k c with k CPUs at the lock
+    (HOLD_GROWTH); zSeries keeps h + k c. 2 CPUs, 2 clients, Z = 0 as in
+    test_global_runqueue_lock_spin_by_hand: states 0, 1, 2 weigh 1, 2 s1/z, 2 s1 s2/z^2 with
+    s_k = h (1 + g (k - 1)) + k c, X = P1/s1 + P2/s2, the CPUs losing time P1 + 2 P2 - X h."""
+    from zmodel.kernel.versions import HOLD_GROWTH
+
+    g = Fraction(HOLD_GROWTH["x86"]).limit_denominator(10 ** 6)
+    assert float(g) == HOLD_GROWTH["x86"] and HOLD_GROWTH["zSeries"] == 0.0 == HOLD_GROWTH["ia64"]
+    h, hc = Fraction(10, 10 ** 6), Fraction(1, 10 ** 6)
+    w = WorkloadProfile("w", clients=2, user_time=1e-4, switches=2)
+    base = Fraction(1, 10 ** 4) + 2 * h
+    z = base / 2 - h
+    c = KernelCosts(switch_time=0.0, scan_time=0.0, runqueue_hold=float(h), handoff=SpinlockHandoff(float(hc)))
+    for platform, gp in (("x86", g), ("zSeries", Fraction(0))):
+        s1, s2 = h + hc, h * (1 + gp) + 2 * hc
+        wt = [Fraction(1), 2 * s1 / z, 2 * s1 * s2 / z ** 2]
+        pt = [x / sum(wt) for x in wt]
+        xt = pt[1] / s1 + pt[2] / s2
+        spin = (pt[1] + 2 * pt[2] - xt * h) / 2
+        r = compose("2.4.21", w, SystemConfig(cpus=2, platform=platform, devices=0), c)
+        assert r.spin_fraction == pytest.approx(float(spin), rel=1e-9), platform
+        assert r.throughput == pytest.approx(float(2 * (1 - spin) / base), rel=1e-9), platform
+    # one CPU at the lock at a time never grows a hold: the 2.6 per-CPU runqueues do not spin
+    assert compose("2.6.0", w, SystemConfig(cpus=2, platform="x86", devices=0), c).spin_fraction == 0.0
+
+
+def test_the_x86_hold_growth_is_read_from_the_volanomark_lockmeter():
+    """HOLD_GROWTH['x86'] from B. Hartner's lockmeter of VolanoMark on 8 CPUs (IBM LTC, 14 June
+    2001): 2.4.4's global runqueue lock 'utilized 76.3 %', its waiters 'spun for 47.4 %' of the 8
+    CPUs; 2.4.4+MQ's per-CPU locks contended in 7.9 % (__wake_up) and 6.5 % (deliver_signal) of
+    the acquisitions; holds 8.6 vs 3.8 us (__wake_up), 1.2 vs 0.5 us (deliver_signal)."""
+    from zmodel.kernel.versions import HOLD_GROWTH
+
+    k_global = (0.763 + 8 * 0.474) / 0.763                  # CPUs at the lock while it is held
+    assert k_global == pytest.approx(5.97, abs=0.005)
+
+    def growth(hold_global, hold_mq, k_mq):
+        # hold_global (1 + g (k_mq - 1)) = hold_mq (1 + g (k_global - 1)), solved for g
+        return (hold_global - hold_mq) / (hold_mq * (k_global - 1) - hold_global * (k_mq - 1))
+
+    g_wake, g_signal = growth(8.6, 3.8, 1.079), growth(1.2, 0.5, 1.065)
+    assert g_wake == pytest.approx(4.8 / 18.21, rel=2e-3) and g_signal == pytest.approx(0.70 / 2.407, rel=2e-3)
+    assert HOLD_GROWTH["x86"] == pytest.approx((g_wake + g_signal) / 2, abs=5e-4)
+    # a fixed hand-off per waiter would add the same time to both paths; the measurement adds 4.8 and 0.7 us
+    assert (8.6 - 3.8) / (1.2 - 0.5) > 6
+
+
 def test_the_goodness_scan_range_ends_at_the_lockmeter_bound():
     """The plausible range of the 2.4 goodness() scan per runnable task (what the planner draws)
     holds no more than the whole runqueue_lock hold per context switch that lockmeter measured

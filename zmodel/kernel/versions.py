@@ -22,7 +22,8 @@ solved by exact MVA (:func:`zmodel.queueing.mva`):
   inflated by the spinning on the locks of the version (the 2.4 runqueue lock and
   ``io_request_lock``, the 2.6 per-request-queue locks) -- each a finite-source queue of
   the CPUs whose serial time grows with the CPUs at the lock by one cache-line hand-off
-  each, :func:`zmodel.kernel.locks.ticket_lock` (Boyd-Wickizer et al. 2012, section 3)
+  each, :func:`zmodel.kernel.locks.ticket_lock` (Boyd-Wickizer et al. 2012, section 3), and
+  on x86 by a measured share of the hold itself (:data:`HOLD_GROWTH`)
   -- and by the hypervisor's dispatch fraction;
 * the channel paths (:class:`zmodel.hardware.channels.ChannelLink` demands) and the
   storage back end (disk-seconds per I/O from :class:`zmodel.hardware.storage.StorageServer`
@@ -95,6 +96,7 @@ __all__ = [
     "FIXED_POINT_ITERATIONS",
     "FIXED_POINT_TOL",
     "PLATFORMS",
+    "HOLD_GROWTH",
     "format_parameters",
 ]
 
@@ -139,6 +141,29 @@ PLATFORMS = ("x86", "ia64", "zSeries")
 #: param.h ``# define HZ 1024``); s390 100 in both (:attr:`KernelVersion.hz`: its z/VM guests tick
 #: every 10 ms)
 TICK_HZ = {"x86": (100.0, 1000.0), "ia64": (1024.0, 1024.0), "zSeries": (100.0, 100.0)}
+#: the public measurement of the 2.4 runqueue lock on an 8-way x86 (not in the seeds), read by
+#: HOLD_GROWTH
+_VOLANO_LOCKMETER = ("B. Hartner (IBM Linux Technology Center), 'VolanoMark 2.1.2 - SGI Lockmeter Data for 2.4.4 and "
+                     "2.4.4+MQ Scheduler Kernel', 14 June 2001, lse.sourceforge.net/benchmarks/volanomark/14_jun_2001/"
+                     "244_lockmeter_mq_scheduler.html")
+#: platform -> relative growth g of a spinlock's critical section per additional CPU at the lock [1]: with
+#: k CPUs at a lock (the holder and its spinning waiters) a hold of h uncontended lasts h (1 + g (k - 1)),
+#: the holder's own cache misses slowed by the waiters' traffic on the shared bus and the lines they take
+#: from it. x86: read from the lockmeter of one benchmark (VolanoMark, 8 CPUs) under two kernels, the
+#: same call sites of the runqueue lock with and without contention (_VOLANO_LOCKMETER). Under 2.4.4 the
+#: one global lock was 'utilized 76.3 %' and its waiters 'spun for 47.4 %' of the 8 CPUs, 'a total of
+#: 4.56 of the 8 CPUs' at the lock: while it is held, k = 4.555 / 0.763 = 5.97 CPUs on average. Under
+#: 2.4.4+MQ the per-CPU locks were contended in 7.9 % (__wake_up) and 6.5 % (deliver_signal) of the
+#: acquisitions: k = 1.079 and 1.065 (one waiter per contended acquisition, a lower bound). The call
+#: counts agree (277757 and 281511 wake-ups, 1241 and 1255 signal deliveries), so each pair is one code
+#: path: __wake_up holds 8.6 us contended, 3.8 us per-CPU; deliver_signal 1.2 and 0.5 us. Solving
+#: h_a (1 + g (k_a - 1)) / (h_b (1 + g (k_b - 1))) = h_a / h_b for g gives 4.8 / 18.21 = 0.264 and
+#: 0.70 / 2.407 = 0.291: the hold grows in proportion to its length (a fixed hand-off per waiter would
+#: have added the same time to both; it adds 4.8 and 0.7 us). Mean 0.277. The printed holds have two
+#: digits (0.5 us: one), and the MQ patch's wake-up is not line for line 2.4.4's, so g is known to
+#: perhaps a third. ia64 and zSeries: 0 (not measured; ia64's spinlocks keep the fitted hand-off of
+#: zmodel.fits.kernel_locks, KernelCosts.handoff, as every platform does)
+HOLD_GROWTH = {"x86": 0.277, "ia64": 0.0, "zSeries": 0.0}
 #: the timeslice of a CPU-bound nice-0 task under the 2.4 scheduler: NICE_TO_TICKS(0) = (20 >> 2) + 1 =
 #: 6 ticks at HZ = 100 (linux-2.4 kernel/sched.c, TICK_SCALE for HZ < 200), 60 ms [s]
 TIMESLICE_24 = ((20 >> 2) + 1) / TICK_HZ["x86"][0]
@@ -889,9 +914,11 @@ class SystemConfig:
     platform : str
         The processor architecture, one of :data:`PLATFORMS` (default ``"zSeries"``). It
         decides which platform mechanisms apply: x86 alone has high memory behind bounce
-        buffers (``highmem``); zSeries alone has the storage-key and TLB-purge primitives
-        of :func:`zmodel.kernel.memory.mm_overhead` (``page_events``), the DIAG 44 / 9C
-        spinlock yields and z/VM (``cp_costs``); elsewhere a spinlock spins.
+        buffers (``highmem``) and critical sections that grow with the CPUs at a contended
+        lock (:data:`HOLD_GROWTH`, measured on an 8-way x86); zSeries alone has the
+        storage-key and TLB-purge primitives of :func:`zmodel.kernel.memory.mm_overhead`
+        (``page_events``), the DIAG 44 / 9C spinlock yields and z/VM (``cp_costs``);
+        elsewhere a spinlock spins.
 
     Examples
     --------
@@ -1287,10 +1314,15 @@ def compose(kernel, workload: WorkloadProfile, system: SystemConfig, costs: Kern
     lock's sources are the :math:`n = \min(N, \text{clients})` CPUs that can run at once,
     each taking the lock after :math:`Z_L = (T/a_L - h_L)/U_s` of work
     (:math:`U_s = U N/n` the busy fraction of a source: an idle CPU takes no locks); an
-    instance with j CPUs at it hands over after :math:`h_L + j c` -- the Markov model of
-    Boyd-Wickizer et al. (2012), section 3, c the cache-line hand-off per CPU at the lock
-    (``KernelCosts.handoff.spinlock_handoff``, the parameter of
-    :mod:`zmodel.fits.kernel_locks`). X and Q come from the closed product-form network of
+    instance with j CPUs at it hands over after :math:`h_L (1 + g (j - 1)) + j c` -- the Markov
+    model of Boyd-Wickizer et al. (2012), section 3, c the cache-line hand-off per CPU at the
+    lock (``KernelCosts.handoff.spinlock_handoff``, the parameter of
+    :mod:`zmodel.fits.kernel_locks`), g the platform's growth of a critical section per
+    additional CPU at the lock (:data:`HOLD_GROWTH`: 0.277 on x86, read from a lockmeter of the
+    2.4 runqueue lock with and without contention; 0 elsewhere). The chain is
+    :func:`~zmodel.kernel.locks.ticket_locks`' with serial time :math:`h_L (1 - g)` and hand-off
+    :math:`c + g h_L`; the time lost at the lock is :math:`Q - X h_L` (the uncontended hold is
+    work the CPU demand already holds). X and Q come from the closed product-form network of
     the n CPUs, a delay :math:`Z_L` and the :math:`k_L` instances
     (:func:`zmodel.kernel.locks.ticket_locks`; for :math:`k_L = 1` the chain
     :math:`P_j \propto \frac{n!}{(n-j)!} Z_L^{-j} \prod_{i \le j}(h_L + i c)` of
@@ -1720,6 +1752,12 @@ def _locks_of(cpus, think, serial, handoff, instances) -> dict:
     return _ticket_locks(np.full(serial.size, float(cpus)), think, serial, handoff, instances)
 
 
+def _lost_fraction(lk, hold, cpus):
+    """Fraction of ``cpus`` CPUs lost at a lock of :func:`_locks_of`: the CPUs at it less those doing
+    the uncontended hold's work, (Q - X h) / n (hand-offs, spinning and a hold's growth, HOLD_GROWTH)."""
+    return np.maximum(lk["queue_length"] - lk["acquisition_rate"] * hold, 0.0) / cpus
+
+
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
     preps = [_prepare(*call) for call in calls]
@@ -1754,6 +1792,7 @@ def _compose_all(calls) -> list[SystemResult]:
     ctrl = col([p.ctrl for p in preps])
     ext = col([_delay_time(p.w, p.f, p.s.platform) for p in preps])
     handoff = col([p.c.handoff.spinlock_handoff for p in preps])
+    growth = col([HOLD_GROWTH[p.s.platform] for p in preps])
     servers = np.repeat(np.array([[0.0, p.s.channel_paths, p.s.channel_paths, p.s.channel_paths, 1.0,
                                    math.inf, math.inf] for p in preps]), sizes, axis=0)
     servers[:, 0] = ncpu
@@ -1829,7 +1868,11 @@ def _compose_all(calls) -> list[SystemResult]:
                     ratio = (hold_a + scan_hold) / hold_a
                     eff_a = np.where(scan_hold > 0, np.where(hold_a > 0, eff_a * ratio, hold_a + scan_hold), eff_a)
                 hold_a = hold_a + scan_hold
-            c_a = np.broadcast_to(handoff[ix], eff_a.shape)
+            # the chain's serial time with k CPUs at the lock, h (1 + g (k - 1)) + k c (HOLD_GROWTH):
+            # the ticket chain's s + k c' with s = h (1 - g) and c' = c + g h
+            g_a = growth[ix]
+            c_a = handoff[ix] + g_a * eff_a
+            ser_a = eff_a * (1.0 - g_a)
             # the lock's sources: the CPUs that can run at once, min(CPUs, clients), each busy
             # U N / sources of the time (all busy CPU time is theirs)
             src_a = np.minimum(ncpu_a, pop[ix])
@@ -1847,15 +1890,18 @@ def _compose_all(calls) -> list[SystemResult]:
             spin = np.zeros((slots, nb))
             util_lock = np.zeros((slots, nb))
             for n_cpu in np.unique(src_a[has.any(axis=0)]):
-                # the hand-off chain of every lock instance: serial time h + k c with k CPUs at it
+                # the hand-off chain of every lock instance: serial time h (1 + g (k - 1)) + k c
+                # with k CPUs at it
                 sel = has & (src_a == n_cpu)
-                lk = _locks_of(n_cpu, think[sel], eff_a[sel], c_a[sel], inst_a[sel])
-                spin[sel] = lk["spin_fraction"] * var_a[sel]
+                lk = _locks_of(n_cpu, think[sel], ser_a[sel], c_a[sel], inst_a[sel])
+                spin[sel] = _lost_fraction(lk, eff_a[sel], n_cpu) * var_a[sel]
                 util_lock[sel] = lk["utilization"]
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
-                    lk0 = _locks_of(n_cpu, think[inc], hold_a[inc], c_a[inc], inst_a[inc])
-                    spin[inc] = spin[inc] - lk0["spin_fraction"] * var_a[inc]
+                    g0 = np.broadcast_to(g_a, hold_a.shape)[inc]
+                    lk0 = _locks_of(n_cpu, think[inc], hold_a[inc] * (1.0 - g0),
+                                    np.broadcast_to(handoff[ix], hold_a.shape)[inc] + g0 * hold_a[inc], inst_a[inc])
+                    spin[inc] = spin[inc] - _lost_fraction(lk0, hold_a[inc], n_cpu) * var_a[inc]
             if scanned and over_of:
                 # the yield waste of a contended acquisition follows the scanned hold
                 from zmodel.kernel.hypervisor import spinlock_yield
