@@ -320,6 +320,31 @@ def test_more_cpus_never_reduce_capacity_without_global_locks(w, s):
 
 @settings(max_examples=50, deadline=None)
 @given(workloads, systems)
+def test_the_x86_hold_growth_only_ever_costs_and_needs_two_cpus(w, s):
+    # HOLD_GROWTH lengthens a hold only while another CPU is at the lock: it never raises a
+    # throughput, and on one CPU (or with one client) it changes nothing to the last bit
+    import dataclasses
+
+    from zmodel.kernel import versions
+
+    s = dataclasses.replace(s, platform="x86", highmem=False)
+    grown = [compose(v, w, s, io_scheduler="deadline").throughput for v in ("2.4.21", "2.6.0")]
+    one = compose("2.4.21", w, dataclasses.replace(s, cpus=1), io_scheduler="deadline").throughput
+    saved = dict(versions.HOLD_GROWTH)
+    try:
+        versions.HOLD_GROWTH["x86"] = 0.0
+        flat = [compose(v, w, s, io_scheduler="deadline").throughput for v in ("2.4.21", "2.6.0")]
+        one_flat = compose("2.4.21", w, dataclasses.replace(s, cpus=1), io_scheduler="deadline").throughput
+    finally:
+        versions.HOLD_GROWTH.clear()
+        versions.HOLD_GROWTH.update(saved)
+    for x, x0 in zip(grown, flat):
+        assert x <= x0 * (1 + 1e-9)
+    assert one == one_flat
+
+
+@settings(max_examples=50, deadline=None)
+@given(workloads, systems)
 def test_26_never_worse_than_24_where_documented(w, s):
     # OSDL: every benchmark improved; the model's 2.6 paths are never longer than 2.4's for
     # workloads without forks (PTE chains: ibmsj "increases the time required for creating and

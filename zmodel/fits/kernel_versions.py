@@ -76,7 +76,11 @@ for 9.75 / 27.78 % (+0.005 % before the spawns were measured), and 2.6 does not 
 better at the largest load (the shape claim fails). The mechanism is missing, not a count; the
 suspects, none composed: the 2.6 per-CPU page lists against the 2.4 zone lock (``page_test`` makes
 about 1,700 brk calls and 1,600 page faults per call, sieve maps and frees 1 MB), sync() under the
-2.4 big kernel lock, and the CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that
+2.4 big kernel lock (2.4's ``sys_sync`` is ``fsync_dev(0)``, which runs ``sync_inodes`` and
+``sync_supers`` between ``lock_kernel()`` and ``unlock_kernel()`` and scans the dirty-buffer list
+under the global ``lru_list_lock``: Linux 2.4.27 ``fs/buffer.c``, read 2026-11-28; how long it holds
+them under ReAIM is not published, so no hold can be set without the rows it would predict; since
+contended holds grow on x86, such a lock would cost 2.4 more on 8 CPUs than on 4), and the CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that
 keep their caches). The last has a published size on this benchmark: one 2.6-test scheduler patch
 (sched-2.6.0-test2-mm2-A3, "most likely the round robinning of tasks every 25ms", C. Kolivas,
 linux-kernel, 7 Aug 2003, <200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on

@@ -87,7 +87,9 @@ class SpinlockHandoff:
     lock. :class:`LockCosts` (the Altix page-fault locks, fitted by
     :mod:`zmodel.fits.kernel_locks`) and :class:`zmodel.kernel.versions.KernelCosts` (the
     locks of a composed system) both nest this class, so the parameter store and every fit
-    know one ``spinlock_handoff``.
+    know one ``spinlock_handoff``. A composed x86 system also lengthens the hold itself with
+    each additional CPU at the lock (:data:`zmodel.kernel.versions.HOLD_GROWTH`, measured on
+    the 2.4 runqueue lock of an 8-way); this hand-off is the same on every platform.
 
     Parameters
     ----------
