@@ -322,7 +322,7 @@ def test_more_cpus_never_reduce_capacity_without_global_locks(w, s):
 @given(workloads, systems)
 def test_the_x86_hold_growth_only_ever_costs_and_needs_two_cpus(w, s):
     # HOLD_GROWTH lengthens a hold only while another CPU is at the lock: it never raises a
-    # throughput, and on one CPU (or with one client) it changes nothing to the last bit
+    # throughput, and on one CPU it changes nothing to the last bit
     import dataclasses
 
     from zmodel.kernel import versions
