@@ -145,10 +145,11 @@ def test_leave_one_out_within_target(loo):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="with 'drops above 20' read as a peak in [20, 24] instead of exactly 20, "
-                   "the 2.4 rate and the peak interval no longer pin the 2.6 rate at 16 CPUs to 15 % when it is "
-                   "left out: the issue's 15 % target is missed by that row (reported, not hidden)")
 def test_every_figure1_value_row_left_out_within_target(loo):
+    # the issue's 15 % target for each Figure 1 rate left out. Missed (a strict xfail) while 'drops
+    # above 20' read as a peak in [20, 24] let the 2.6 rate at 16 CPUs drift when left out; met on
+    # 2026-11-28 (7.7 and 7.4 %), most likely since the refits hold at its start a parameter no
+    # remaining row reads (notebook 11); the slow suite found the strict xfail passing that day
     fig1 = loo.set_index("id").loc[["ibmsj.dbench-24-16cpu-mbps", "ibmsj.dbench-26-16cpu-mbps"], "percent_error_loo"]
     assert fig1.abs().max() <= 15.0
 
