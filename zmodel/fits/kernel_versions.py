@@ -107,7 +107,12 @@ us of hold per context switch (2392438 acquisitions at a mean 8.8 us, 1721928 of
 "about 70" runnable tasks) were measured with about six CPUs at the lock, which reads back to 12.2 /
 (1 + 0.277 x 4.97) = 5.1 us at one CPU, 3.7 us without the goodness() scan of 70 tasks at this fit's
 20 ns: the fitted hold is five times that (before the growth the comparison was 31 against 10.8 us,
-the contended hold without the scan). The hold is also 40 times the declared 0.5 us, and LMBench on OSDL's 1 GHz 2-way STP host puts a whole uncontended 2.4.18
+the contended hold without the scan). The rows barely tell the two apart, though: with the hold
+fixed at 3.7 us and the other parameters refitted, the chi-square rises from 0.0680 to 0.0773
+(SPECjAppServer's 8-way gain falls to 4.9 % for 14), 1.4 in units of the rows' own scatter (reduced
+chi-square 0.0068), inside a 95 % profile interval (3.84); at 25 us it is 0.0824, 2.1 units. The
+covariance interval printed with the fit (7 to 32 us) understates how little the low side is
+constrained (2026-11-28). The hold is also 40 times the declared 0.5 us, and LMBench on OSDL's 1 GHz 2-way STP host puts a whole uncontended 2.4.18
 context switch between two processes, runqueue lock included, at 2.68 us ("2p/0K ctxsw"; C. White,
 linux-kernel, 25 Feb 2003, <200302251711.h1PHBct16624@mail.osdl.org>): the rest of the hold is 2.4
 work under that lock the model does not list (wake-ups, which the lockmeter shows holding it as long as
