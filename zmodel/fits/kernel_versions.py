@@ -80,7 +80,8 @@ about 1,700 brk calls and 1,600 page faults per call, sieve maps and frees 1 MB)
 ``sync_supers`` between ``lock_kernel()`` and ``unlock_kernel()`` and scans the dirty-buffer list
 under the global ``lru_list_lock``: Linux 2.4.27 ``fs/buffer.c``, read 2026-11-28; how long it holds
 them under ReAIM is not published, so no hold can be set without the rows it would predict; since
-contended holds grow on x86, such a lock would cost 2.4 more on 8 CPUs than on 4), and the CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that
+contended holds grow on x86, such a lock would cost 2.4 more on 8 CPUs than on 4), and the CPU affinity
+of the O(1) scheduler's per-CPU run queues (tasks that
 keep their caches). The last has a published size on this benchmark: one 2.6-test scheduler patch
 (sched-2.6.0-test2-mm2-A3, "most likely the round robinning of tasks every 25ms", C. Kolivas,
 linux-kernel, 7 Aug 2003, <200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on
@@ -90,7 +91,8 @@ caches a task refills after a switch or a move cost user time, which ``compose``
 user time is per transaction, whatever the scheduler does). The round robin is a doubtful cause:
 in that run (``-s4 -i4``: 4 to 16 children on 4 CPUs, files of 74 to 266 KB) a job switches 5 to 12
 times on its O_SYNC writes and syncs (:func:`reaim_profile`; two switches per wait), so it blocks
-every 8 to 19 ms of CPU at 700 MHz and a 25 ms round robin seldom fires; what else the patch changed (where a woken task runs) is not measured, so no cost per
+every 8 to 19 ms of CPU at 700 MHz and a 25 ms round robin seldom fires; what else the patch changed
+(where a woken task runs) is not measured, so no cost per
 switch can be read from it. Until
 2026-11-27 ReAIM's counts were a reading of 4 switches and 0.05 forks per millisecond of CPU -- 30
 times the switches the workfile gives -- which let the runqueue lock carry its gain (fitted 6.0 /
@@ -112,7 +114,8 @@ fixed at 3.7 us and the other parameters refitted, the chi-square rises from 0.0
 (SPECjAppServer's 8-way gain falls to 4.9 % for 14), 1.4 in units of the rows' own scatter (reduced
 chi-square 0.0068), inside a 95 % profile interval (3.84); at 25 us it is 0.0824, 2.1 units. The
 covariance interval printed with the fit (7 to 32 us) understates how little the low side is
-constrained (2026-11-28). The hold is also 40 times the declared 0.5 us, and LMBench on OSDL's 1 GHz 2-way STP host puts a whole uncontended 2.4.18
+constrained (2026-11-28). The hold is also 40 times the declared 0.5 us, and LMBench on OSDL's 1 GHz
+2-way STP host puts a whole uncontended 2.4.18
 context switch between two processes, runqueue lock included, at 2.68 us ("2p/0K ctxsw"; C. White,
 linux-kernel, 25 Feb 2003, <200302251711.h1PHBct16624@mail.osdl.org>): the rest of the hold is 2.4
 work under that lock the model does not list (wake-ups, which the lockmeter shows holding it as long as

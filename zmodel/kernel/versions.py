@@ -141,16 +141,14 @@ PLATFORMS = ("x86", "ia64", "zSeries")
 #: param.h ``# define HZ 1024``); s390 100 in both (:attr:`KernelVersion.hz`: its z/VM guests tick
 #: every 10 ms)
 TICK_HZ = {"x86": (100.0, 1000.0), "ia64": (1024.0, 1024.0), "zSeries": (100.0, 100.0)}
-#: the public measurement of the 2.4 runqueue lock on an 8-way x86 (not in the seeds), read by
-#: HOLD_GROWTH
-_VOLANO_LOCKMETER = ("B. Hartner (IBM Linux Technology Center), 'VolanoMark 2.1.2 - SGI Lockmeter Data for 2.4.4 and "
-                     "2.4.4+MQ Scheduler Kernel', 14 June 2001, lse.sourceforge.net/benchmarks/volanomark/14_jun_2001/"
-                     "244_lockmeter_mq_scheduler.html")
 #: platform -> relative growth g of a spinlock's critical section per additional CPU at the lock [1]: with
 #: k CPUs at a lock (the holder and its spinning waiters) a hold of h uncontended lasts h (1 + g (k - 1)),
 #: the holder's own cache misses slowed by the waiters' traffic on the shared bus and the lines they take
 #: from it. x86: read from the lockmeter of one benchmark (VolanoMark, 8 CPUs) under two kernels, the
-#: same call sites of the runqueue lock with and without contention (_VOLANO_LOCKMETER). Under 2.4.4 the
+#: same call sites of the runqueue lock with and without contention (B. Hartner, IBM Linux Technology
+#: Center, 'VolanoMark 2.1.2 - SGI Lockmeter Data for 2.4.4 and 2.4.4+MQ Scheduler Kernel', 14 June 2001,
+#: lse.sourceforge.net/benchmarks/volanomark/14_jun_2001/244_lockmeter_mq_scheduler.html; not in the
+#: seeds). Under 2.4.4 the
 #: one global lock was 'utilized 76.3 %' and its waiters 'spun for 47.4 %' of the 8 CPUs, 'a total of
 #: 4.56 of the 8 CPUs' at the lock: while it is held, k = 4.555 / 0.763 = 5.97 CPUs on average. Under
 #: 2.4.4+MQ the per-CPU locks were contended in 7.9 % (__wake_up) and 6.5 % (deliver_signal) of the
@@ -1752,6 +1750,13 @@ def _locks_of(cpus, think, serial, handoff, instances) -> dict:
     return _ticket_locks(np.full(serial.size, float(cpus)), think, serial, handoff, instances)
 
 
+def _grown_chain(hold, growth, handoff):
+    """The hand-off chain's ``(serial, hand-off)`` whose serial time with k CPUs at the lock is
+    ``hold (1 + growth (k - 1)) + k handoff`` (:data:`HOLD_GROWTH`): ``hold (1 - growth)`` and
+    ``handoff + growth hold``."""
+    return hold * (1.0 - growth), handoff + growth * hold
+
+
 def _lost_fraction(lk, hold, cpus):
     """Fraction of ``cpus`` CPUs lost at a lock of :func:`_locks_of`: the CPUs at it less those doing
     the uncontended hold's work, (Q - X h) / n (hand-offs, spinning and a hold's growth, HOLD_GROWTH)."""
@@ -1868,11 +1873,8 @@ def _compose_all(calls) -> list[SystemResult]:
                     ratio = (hold_a + scan_hold) / hold_a
                     eff_a = np.where(scan_hold > 0, np.where(hold_a > 0, eff_a * ratio, hold_a + scan_hold), eff_a)
                 hold_a = hold_a + scan_hold
-            # the chain's serial time with k CPUs at the lock, h (1 + g (k - 1)) + k c (HOLD_GROWTH):
-            # the ticket chain's s + k c' with s = h (1 - g) and c' = c + g h
-            g_a = growth[ix]
-            c_a = handoff[ix] + g_a * eff_a
-            ser_a = eff_a * (1.0 - g_a)
+            # the chain's serial time with k CPUs at the lock, h (1 + g (k - 1)) + k c (HOLD_GROWTH)
+            ser_a, c_a = _grown_chain(eff_a, growth[ix], handoff[ix])
             # the lock's sources: the CPUs that can run at once, min(CPUs, clients), each busy
             # U N / sources of the time (all busy CPU time is theirs)
             src_a = np.minimum(ncpu_a, pop[ix])
@@ -1898,9 +1900,8 @@ def _compose_all(calls) -> list[SystemResult]:
                 util_lock[sel] = lk["utilization"]
                 inc = sel & incr_a
                 if inc.any():   # a per-CPU lock: only what the preemption adds
-                    g0 = np.broadcast_to(g_a, hold_a.shape)[inc]
-                    lk0 = _locks_of(n_cpu, think[inc], hold_a[inc] * (1.0 - g0),
-                                    np.broadcast_to(handoff[ix], hold_a.shape)[inc] + g0 * hold_a[inc], inst_a[inc])
+                    ser0, c0 = _grown_chain(hold_a, growth[ix], handoff[ix])
+                    lk0 = _locks_of(n_cpu, think[inc], ser0[inc], c0[inc], inst_a[inc])
                     spin[inc] = spin[inc] - _lost_fraction(lk0, hold_a[inc], n_cpu) * var_a[inc]
             if scanned and over_of:
                 # the yield waste of a contended acquisition follows the scanned hold
