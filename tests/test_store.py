@@ -218,8 +218,10 @@ def test_scenario_uses_the_stored_kernel_costs_and_names_the_assumed_ones():
         kernel_versions={"parameters": {"runqueue_hold": {"value": hold, "unit": "s", "calibrated": True}}}))
     assert s.costs.runqueue_hold == hold
     c, p = KernelCosts(), WORKLOAD_KINDS["specjbb"]
-    # one CPU, one warehouse thread: X = 1 / D, D = user + switches (switch + runqueue hold) + syncs * sync
-    d = p["user_time"] + p["switches"] * (c.switch_time + hold) + p["thread_syncs"] * c.thread_sync_time
+    # one CPU, one warehouse thread: X = 1 / D, D = user + switches (switch + runqueue hold) + syncs * sync,
+    # each synchronisation a wait of two more switches
+    d = (p["user_time"] + (p["switches"] + 2 * p["thread_syncs"]) * (c.switch_time + hold)
+         + p["thread_syncs"] * c.thread_sync_time)
     df = s.predict()
     assert df["throughput"].iloc[0] == pytest.approx(1.0 / d, rel=1e-12)
     assumed = df["assumed"].iloc[0].split(", ")

@@ -33,7 +33,8 @@ solved by exact MVA (:func:`zmodel.queueing.mva`):
   on a timer tick (``tick_waits`` x :func:`tick_period`: 10 ms on 2.4, 1 ms on 2.6 x86) and the think time.
 
 The fixed points (spin fraction vs CPU utilization, anticipatory idling vs disk
-utilization) are iterated a fixed number of times (:data:`FIXED_POINT_ITERATIONS`).
+utilization) are iterated until a pass repeats the last one exactly, at most
+:data:`FIXED_POINT_ITERATIONS` times.
 
 Sources: seed ``000_bf0694975d199a2d.txt`` (C. Bornträger, M. Schwidefsky, "Providing
 Linux 2.6 support for the zSeries platform", IBM Systems Journal 44(2), 2005), seed
@@ -94,6 +95,7 @@ __all__ = [
     "kernel_cpu_time",
     "memory_overhead",
     "FIXED_POINT_ITERATIONS",
+    "SWITCHES_PER_WAIT",
     "FIXED_POINT_TOL",
     "PLATFORMS",
     "HOLD_GROWTH",
@@ -127,8 +129,18 @@ _LMBENCH_STP = ("C. White (OSDL), 'Re: Minutes from Feb 21 LSE Call', linux-kern
 _RMAP_FORK = ("A. Morton, linux-kernel, 7 Sep 2002, Message-Id <3D7A2768.E5C85EB@digeo.com>: 'The fork/exec/mmap "
               "slowdown is the rmap overhead'")
 
-#: fixed-point iterations of :func:`compose` (spin fraction, anticipatory idling)
-FIXED_POINT_ITERATIONS = 6
+#: context switches of one wait (a task that blocks and is woken: it leaves its CPU, and the woken task
+#: takes a CPU, usually preempting the one running there -- 2.4 reschedule_idle() preempts when the
+#: woken task's goodness is higher, 2.6 when its priority is): the count this module's workload readings
+#: use for every wait (:func:`zmodel.fits.kernel_versions.reaim_profile`: two per wait), and what each
+#: thread synchronisation that reaches the kernel adds (:attr:`WorkloadProfile.context_switches`) [1]
+SWITCHES_PER_WAIT = 2
+
+#: most fixed-point passes of :func:`compose` (spin fraction, anticipatory idling); a composition stops
+#: earlier when a pass repeats the last one exactly. Six passes left DBT-2 cached's 2.4 composition on 8
+#: CPUs at a residual of 2.2e-6, over :data:`FIXED_POINT_TOL` (2026-11-28); ten reach it, every
+#: composition of the kernel-version fit converges, and throughputs move by under 1e-6 relative
+FIXED_POINT_ITERATIONS = 12
 #: a composition whose last fixed-point pass changes a utilization by less than this has converged [1]
 FIXED_POINT_TOL = 1e-6
 #: processor architectures of a composed system (:class:`SystemConfig`), as the catalog records
@@ -764,7 +776,7 @@ class WorkloadProfile:
         CPU per transaction outside the modelled kernel paths (application and
         version-independent kernel work) at the reference speed [s].
     switches : float
-        Context switches per transaction [1].
+        Context switches per transaction other than the waits of ``thread_syncs`` [1].
     io_per_transaction : float
         Block I/O requests per transaction [1].
     block_size : float
@@ -794,7 +806,11 @@ class WorkloadProfile:
         Mean TCP segments (packets of at most one MSS) a network request moves: what the
         stack segments and the NIC interrupts for when the kernel has no TSO and NAPI [1].
     thread_syncs : float
-        Thread synchronisation events per transaction [1].
+        Thread synchronisation events per transaction that reach the kernel: a contended
+        mutex or condition wait of the thread library (NPTL's futex wait and wake, LinuxThreads'
+        suspend and restart signals). Each is a wait: the waiter blocks and is woken, adding
+        :data:`SWITCHES_PER_WAIT` context switches (:attr:`context_switches`) besides its own
+        CPU (``KernelCosts.thread_sync_time``, ``linuxthreads_extra``) [1].
     nptl_capable : bool
         The application's runtime uses NPTL where the kernel offers it (``False``: a
         runtime that requires LinuxThreads on every kernel, e.g. WebSphere Application
@@ -867,6 +883,18 @@ class WorkloadProfile:
         if self.network_segments < 1:
             raise ValueError(f"network_segments must be >= 1 (a request moves at least one segment), "
                              f"got {self.network_segments!r}")
+
+    @property
+    def context_switches(self) -> float:
+        """All context switches per transaction: ``switches`` plus :data:`SWITCHES_PER_WAIT` per
+        thread synchronisation (a wait in the thread library) [1].
+
+        Examples
+        --------
+        >>> WorkloadProfile("w", clients=1, switches=3, thread_syncs=5).context_switches
+        13.0
+        """
+        return float(self.switches + SWITCHES_PER_WAIT * self.thread_syncs)
 
     def replace(self, **changes) -> "WorkloadProfile":
         """A copy with some fields changed (validated again)."""
@@ -1091,7 +1119,8 @@ def kernel_cpu_time(features, workload: WorkloadProfile, system: SystemConfig,
 
     Notes
     -----
-    With :math:`\sigma` switches, :math:`\iota` I/Os of :math:`B` bytes, :math:`\nu`
+    With :math:`\sigma` switches (``context_switches``: :math:`\sigma_0 + 2\theta`, each of the
+    :math:`\theta` synchronisations a wait), :math:`\iota` I/Os of :math:`B` bytes, :math:`\nu`
     network requests of :math:`g` TCP segments each, :math:`\theta` synchronisations, :math:`\phi`
     forks, :math:`\psi` spawns,
     :math:`\lambda` dcache lookups and :math:`\pi` page events per transaction, and :math:`[\cdot]` = 1 when a feature is
@@ -1147,7 +1176,8 @@ def _scheduler_time(switches, switch_time, scan_factor, run):
 def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, run, cpus) -> dict[str, Any]:
     """The terms of :func:`kernel_cpu_time` (validated inputs; ``cpus`` an int or an int array)."""
     o1 = "o1_scheduler" in f
-    sched = _scheduler_time(w.switches, c.switch_time, (0.0 if o1 else 1.0) * c.scan_time,
+    switches = w.context_switches
+    sched = _scheduler_time(switches, c.switch_time, (0.0 if o1 else 1.0) * c.scan_time,
                             np.asarray(run, dtype=float))
     io = 0.0
     if w.io_per_transaction > 0:
@@ -1178,10 +1208,10 @@ def _cpu_terms(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts
         else:
             o = mm_overhead(memory_variant(f), cpus, w.mappings, 0, c.instruction_costs)
             memory = w.page_events * np.asarray(o.total_time, float)
-    hold = w.switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold + w.dcache_lookups * c.dcache_hold
+    hold = switches * c.runqueue_hold + w.io_per_transaction * c.io_lock_hold + w.dcache_lookups * c.dcache_hold
     locks = []
-    if "global_runqueue_lock" in f and w.switches > 0:
-        locks.append(("runqueue_lock", w.switches, c.runqueue_hold))
+    if "global_runqueue_lock" in f and switches > 0:
+        locks.append(("runqueue_lock", switches, c.runqueue_hold))
     if "global_io_request_lock" in f and w.io_per_transaction > 0:
         locks.append(("io_request_lock", w.io_per_transaction, c.io_lock_hold))
     if w.dcache_lookups > 0:
@@ -1695,7 +1725,7 @@ def _prepare(kernel, workload, system, costs, io_scheduler, clients, cpus) -> _P
 
 
 def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, global_locks, strategy) -> list:
-    """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b, scv)``.
+    """The spinlocks of a composition: ``(name, acquisitions, hold, wasted, instances, increment, a, b, scv, ua, ub)``.
 
     Every global lock of the version (one instance); the 2.6 per-request-queue block-layer
     locks (``instances = disks``: each request goes to one of the disks' queues, chosen
@@ -1708,28 +1738,35 @@ def _locks(f: frozenset, w: WorkloadProfile, s: SystemConfig, c: KernelCosts, gl
     hold time the lock's queue sees when a fraction q of the virtual CPUs queued for a
     physical CPU are lock waiters (:func:`zmodel.kernel.hypervisor.preempted_hold_time`,
     linear in q; ``a = hold, b = 0`` without overcommit), ``scv`` the squared coefficient of
-    variation of its hold times (1: exponential; ``KernelCosts.dcache_hold_scv`` for the dcache lock).
+    variation of its hold times (1: exponential; ``KernelCosts.dcache_hold_scv`` for the dcache lock), and
+    ``ua, ub`` the factors a and b per unit of hold (the preempted hold is proportional to the hold).
     """
     over = s.overcommit > 1
 
     def hyper(hold):
         if not over:
-            return None, hold, 0.0
+            return None, hold, 0.0, 1.0, 0.0
         from zmodel.kernel.hypervisor import preempted_hold_time, spinlock_yield
 
+        # the preempted holder's hold is proportional to the hold (preempted_hold_time): its factors
+        # per unit of hold, read at the hold or, for a hold at its bound 0, at any positive one (the
+        # 2.4 runqueue lock is then held for its goodness() scan alone, which they inflate)
+        ref = hold if hold > 0 else 1e-6
+        a1 = float(preempted_hold_time(s.overcommit, ref, strategy).effective_hold_time)
+        b1 = float(preempted_hold_time(s.overcommit, ref, strategy, yielding_fraction=1.0).effective_hold_time) - a1
+        if hold <= 0:   # held for no time: no holder to preempt in it, nothing wasted
+            return 0.0, 0.0, 0.0, a1 / ref, b1 / ref
         wasted = float(spinlock_yield(s.overcommit, hold, strategy).wasted_cpu)
-        a = float(preempted_hold_time(s.overcommit, hold, strategy).effective_hold_time)
-        b = float(preempted_hold_time(s.overcommit, hold, strategy, yielding_fraction=1.0).effective_hold_time) - a
-        return wasted, a, b
+        return wasted, a1, b1, a1 / hold, b1 / hold
 
     def entry(name, acq, hold, instances, increment):
-        wasted, a, b = hyper(hold)
+        wasted, a, b, ua, ub = hyper(hold)
         scv = c.dcache_hold_scv if name == "dcache_lock" else 1.0
-        return name, acq, hold, wasted, instances, increment, a, b, scv
+        return name, acq, hold, wasted, instances, increment, a, b, scv, ua, ub
 
     out = [entry(name, acq, hold, 1, False) for name, acq, hold in global_locks]
-    if over and "global_runqueue_lock" not in f and w.switches > 0 and c.runqueue_hold > 0:
-        out.append(entry("runqueue_lock_per_cpu", w.switches, c.runqueue_hold, 0, True))
+    if over and "global_runqueue_lock" not in f and w.context_switches > 0 and c.runqueue_hold > 0:
+        out.append(entry("runqueue_lock_per_cpu", w.context_switches, c.runqueue_hold, 0, True))
     if "global_io_request_lock" not in f and w.io_per_transaction > 0 and c.io_lock_hold > 0:
         out.append(entry("queue_lock", w.io_per_transaction, c.io_lock_hold, s.disks, False))
     return out
@@ -1785,7 +1822,7 @@ def _compose_all(calls) -> list[SystemResult]:
     ncpu = np.concatenate([p.ncpu for p in preps])
     names = ("user", "block_io", "network", "threads", "fork", "memory", "lock_hold")
     terms = {k: cat([p.terms[k] for p in preps]) for k in names}
-    switches = col([p.w.switches for p in preps])
+    switches = col([p.w.context_switches for p in preps])
     switch_time = col([p.c.switch_time for p in preps])
     scan = col([p.scan for p in preps])
     rfrac = col([p.w.runnable_fraction for p in preps])
@@ -1814,17 +1851,19 @@ def _compose_all(calls) -> list[SystemResult]:
     lock_incr = np.zeros((slots, B), dtype=bool)
     lock_a = np.full((slots, B), np.nan)
     lock_b = np.zeros((slots, B))
+    lock_ua, lock_ub = np.ones((slots, B)), np.zeros((slots, B))   # a and b per unit of hold
     lock_var = np.ones((slots, B))   # (1 + scv) / 2: the Pollaczek-Khinchine factor of the spinning
     # the 2.4 runqueue lock is held across schedule()'s goodness() scan: hold + scan x runnable
     lock_scan = np.zeros((slots, B))
     over_of = {}    # network slice -> (overcommit, strategy) where a scanned hold needs its yield waste per pass
     for i, p in enumerate(preps):
         sl = slice(starts[i], starts[i] + sizes[i])
-        for j, (name, acq, hold, wasted, inst, incr, a, b, scv) in enumerate(p.locks):
+        for j, (name, acq, hold, wasted, inst, incr, a, b, scv, ua, ub) in enumerate(p.locks):
             lock_acq[j, sl], lock_hold[j, sl], lock_var[j, sl] = acq, hold, (1.0 + scv) / 2.0
             lock_waste[j, sl] = math.nan if wasted is None else wasted
             lock_inst[j, sl] = ncpu[sl] if inst == 0 else inst
             lock_incr[j, sl], lock_a[j, sl], lock_b[j, sl] = incr, a, b
+            lock_ua[j, sl], lock_ub[j, sl] = ua, ub
             if name == "runqueue_lock" and p.scan > 0:
                 lock_scan[j, sl] = p.scan
                 if wasted is not None:
@@ -1869,9 +1908,8 @@ def _compose_all(calls) -> list[SystemResult]:
                 # h + t_scan n_run; the preempted holder's h_eff = h + (kappa h/T_s) W(q) is
                 # proportional to the hold (preempted_hold_time), so it scales with it
                 scan_hold = lock_scan[:, ix] * np.maximum(1.0, runnable[ix])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    ratio = (hold_a + scan_hold) / hold_a
-                    eff_a = np.where(scan_hold > 0, np.where(hold_a > 0, eff_a * ratio, hold_a + scan_hold), eff_a)
+                unit = lock_ua[:, ix] + lock_ub[:, ix] * spin_total[ix]
+                eff_a = np.where(scan_hold > 0, (hold_a + scan_hold) * unit, eff_a)
                 hold_a = hold_a + scan_hold
             # the chain's serial time with k CPUs at the lock, h (1 + g (k - 1)) + k c (HOLD_GROWTH)
             ser_a, c_a = _grown_chain(eff_a, growth[ix], handoff[ix])
@@ -2001,7 +2039,7 @@ def format_parameters(parameters: Mapping[str, Any]) -> str:
 def _used_features(f: frozenset, w: WorkloadProfile, s: SystemConfig, sched: str) -> set:
     """The features of ``f`` that the composition consulted for this workload."""
     used = {f"{sched}_scheduler"} if w.io_per_transaction > 0 else set()
-    if w.switches > 0:
+    if w.context_switches > 0:
         used |= f & {"o1_scheduler", "global_runqueue_lock"}
     if w.io_per_transaction > 0:
         used |= f & {"global_io_request_lock", "per_queue_io_lock", "large_block_io", "per_bdi_unplug"}
