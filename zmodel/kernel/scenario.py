@@ -170,10 +170,14 @@ WORKLOAD_KINDS: dict[str, dict[str, Any]] = {
                   block_size=4096, read_fraction=0.5, forks=0.2, runnable_fraction=0.5, read_think_time=1e-3),
     # SPECjbb2000 as the kernel-version fit reads it (zmodel.fits.kernel_versions.PROFILES["specjbb"]): one
     # warehouse thread per CPU that "does no disk IO", has "no network IO" and "no think times" (SPEC's
-    # whitepaper), so it leaves its CPU only when its 2.4 timeslice ends, every 60 ms of CPU
-    # (NICE_TO_TICKS(0) = 6 ticks at HZ = 100); 10 thread-library synchronisations per transaction
-    # (assumed). Until 2026-11-28 an illustrative 1 switch per ms and 20 synchronisations
+    # whitepaper), so it leaves its CPU when its 2.4 timeslice ends, every 60 ms of CPU
+    # (NICE_TO_TICKS(0) = 6 ticks at HZ = 100), or waits on a contended monitor: 10 thread-library
+    # synchronisations per transaction (assumed), each a wait of two more switches (compose adds them:
+    # WorkloadProfile.context_switches). Until 2026-11-28 an illustrative 1 switch per ms and 20
+    # synchronisations
     "specjbb": dict(clients=None, think_time=0.0, user_time=1e-3, switches=1e-3 / TIMESLICE_24, thread_syncs=10),
+    # an application server: 6 switches besides its 30 synchronisations (each a wait of two switches,
+    # which compose adds: 66 in all per transaction); illustrative counts
     "app_server": dict(clients=50, think_time=0.0, user_time=2e-3, switches=6, thread_syncs=30,
                        network_requests=4, external_delay=5e-3),
     "decision_support": dict(clients=16, think_time=0.0, user_time=0.5e-3, switches=1, io_per_transaction=1,
