@@ -763,3 +763,99 @@ def test_cross_validate_many_names_a_bad_request():
         cross_validate_many([("model", "data")])
     with pytest.raises(ValueError, match="workers must be"):
         cross_validate_many([], workers=0)
+
+
+# ----------------------------------------------------------------------------- profile-likelihood intervals
+def _line_fit(xs, ys, **kw):
+    m = Model({"a": 1.0, "b": 0.0})
+    for x in xs:
+        m.add_predictor(f"doc.y{x}", lambda p, x=x: p["a"] * x + p["b"])
+    data = pd.DataFrame({"id": [f"doc.y{x}" for x in xs], "kind": "absolute", "value_num": ys, "unit": "1"})
+    return m, data
+
+
+def test_profile_interval_of_a_straight_line_is_the_t_interval():
+    # least squares through (1, 1), (2, 2.5), (3, 2.9), (4, 4.4), (5, 4.8), by hand: xbar = 3,
+    # ybar = 3.12, Sxy = 4.24 + 0.62 + 0 + 1.28 + 3.36 = 9.5, Sxx = 10: slope a = 0.95, intercept
+    # b = 3.12 - 2.85 = 0.27; residuals -0.22, 0.33, -0.22, 0.33, -0.22, sum of squares 0.363,
+    # s^2 = 0.363/3, SE(a) = sqrt(s^2/Sxx); for a model linear in its parameters the F-test interval
+    # is a +/- t(0.975, 3) SE(a) exactly (F(1, n) = t(n)^2)
+    from scipy import stats
+
+    xs, ys = [1, 2, 3, 4, 5], [1.0, 2.5, 2.9, 4.4, 4.8]
+    m, data = _line_fit(xs, ys)
+    fit = calibrate(m, data, scale="absolute", profile=["a", "b"])
+    se = math.sqrt(0.363 / 3 / 10.0)
+    t = stats.t.ppf(0.975, 3)
+    row = fit.profiles.loc["a"]
+    assert row["value"] == pytest.approx(0.95, rel=1e-9)
+    assert row["lo"] == pytest.approx(0.95 - t * se, rel=1e-4)
+    assert row["hi"] == pytest.approx(0.95 + t * se, rel=1e-4)
+    assert not row["lo_at_bound"] and not row["hi_at_bound"]
+    # the intercept likewise: SE(b) = sqrt(s^2 (1/n + xbar^2/Sxx))
+    se_b = math.sqrt(0.363 / 3 * (1 / 5 + 9 / 10.0))
+    assert fit.profiles.loc["b", "lo"] == pytest.approx(0.27 - t * se_b, abs=1e-3 * se_b)
+    assert fit.profiles.loc["b", "hi"] == pytest.approx(0.27 + t * se_b, abs=1e-3 * se_b)
+    assert "[[Profile intervals]]" in fit.report()
+
+
+def test_profile_interval_follows_a_nonlinear_fit():
+    # y = exp(-k x) at x = 1, 2, 4 with one free parameter: chi2(k) is explicit, so the interval's ends
+    # solve chi2(k) = chi2_0 (1 + F(0.95; 1, 2)/2) directly (brentq on the formula, no refit); the
+    # interval is asymmetric about k, which the covariance interval is not
+    from scipy import optimize, stats
+
+    xs, ys = (1.0, 2.0, 4.0), (0.55, 0.32, 0.12)
+    m = Model({"k": 0.5})
+    for x in xs:
+        m.add_predictor(f"doc.y{x:g}", lambda p, x=x: math.exp(-p["k"] * x))
+    data = pd.DataFrame({"id": [f"doc.y{x:g}" for x in xs], "kind": "absolute", "value_num": ys, "unit": "1"})
+
+    def chi2(k):
+        return sum((math.exp(-k * x) - y) ** 2 for x, y in zip(xs, ys))
+
+    k0 = optimize.minimize_scalar(chi2, bounds=(0.1, 2.0), method="bounded", options={"xatol": 1e-12}).x
+    limit = chi2(k0) * (1 + stats.f.ppf(0.95, 1, 2) / 2)
+    lo = optimize.brentq(lambda k: chi2(k) - limit, 0.01, k0)
+    hi = optimize.brentq(lambda k: chi2(k) - limit, k0, 5.0)
+    fit = calibrate(m, data, scale="absolute", profile=["k"])
+    row = fit.profiles.loc["k"]
+    assert row["value"] == pytest.approx(k0, rel=1e-6)
+    assert row["lo"] == pytest.approx(lo, rel=1e-3)
+    assert row["hi"] == pytest.approx(hi, rel=1e-3)
+    assert (hi - k0) != pytest.approx(k0 - lo, rel=1e-2)
+
+
+def test_profile_interval_stops_at_a_range_bound():
+    # the straight line above with the slope confined to [0.9, 2]: the rows would admit slopes down
+    # to 0.95 - 3.18 x 0.11 = 0.60, so the lower end is the bound and says so
+    xs, ys = [1, 2, 3, 4, 5], [1.0, 2.5, 2.9, 4.4, 4.8]
+    m, data = _line_fit(xs, ys)
+    params = m.parameters()
+    params.set("a", min=0.9, max=2.0)
+    fit = calibrate(m, data, scale="absolute", params=params, profile=["a"])
+    row = fit.profiles.loc["a"]
+    assert row["lo"] == 0.9 and row["lo_at_bound"]
+    assert not row["hi_at_bound"] and row["hi"] > row["value"]
+    assert "(range bound)" in fit.report()
+
+
+def test_profile_interval_needs_scatter_and_a_free_parameter():
+    # two points, two parameters: an exact fit has no scatter to scale the test by (NaN ends)
+    m, data = _line_fit([1, 2], [1.0, 2.5])
+    fit = calibrate(m, data, scale="absolute", profile=["a"])
+    assert math.isnan(fit.profiles.loc["a", "lo"]) and math.isnan(fit.profiles.loc["a", "hi"])
+    m, data = _line_fit([1, 2, 3], [1.0, 2.5, 2.9])
+    with pytest.raises(ValueError, match="profile names 'c', which is not a free parameter"):
+        calibrate(m, data, scale="absolute", profile=["c"])
+    from zmodel.calibration import prepare, profile_intervals, solve
+
+    problem = prepare(m, data, scale="absolute")
+    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
+        profile_intervals(m, problem, solve(m, problem), ["a"], dof=1, level=1.0)
+
+
+def test_cross_validation_refuses_profiles():
+    m, data = _line_fit([1, 2, 3], [1.0, 2.5, 2.9])
+    with pytest.raises(ValueError, match="profile does not apply to cross-validation"):
+        cross_validate(m, data, scale="absolute", profile=["a"], progress=False)

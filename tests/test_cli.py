@@ -429,6 +429,27 @@ def test_calibrate_one_real_area(capsys):
     assert "Traceback" not in err
 
 
+def test_calibrate_profile_interval(capsys):
+    # one area, one free parameter: the report gains its profile-likelihood interval (the interval's
+    # values are tested in tests/test_calibration.py); the fit is the storage one above
+    code, out, err = run_main(["calibrate", "storage", "--profile", "scsi_cpu_cost_ratio"], capsys)
+    assert code == 0, err
+    section = out.split("[[Profile intervals]]", 1)[1]
+    assert "scsi_cpu_cost_ratio:" in section and "refits" in section
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["calibrate", "--profile", "x"], "--profile needs exactly one AREA"),
+    (["calibrate", "storage", "kernel_versions", "--profile", "x"], "--profile needs exactly one AREA"),
+    (["calibrate", "storage", "--profile", "nope"], "profile names 'nope', which is not a free parameter"),
+    (["calibrate", "storage", "--profile", "x", "--save", "out.toml"], "cannot be combined with"),
+])
+def test_calibrate_profile_bad_input(capsys, tmp_path, monkeypatch, argv, needle):
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(*run_main(argv, capsys), needle)
+    assert not (tmp_path / "out.toml").exists()
+
+
 # --------------------------------------------------------------------------- registry
 def _fit_modules():
     """Every module of zmodel/fits/ except the package and the registry."""

@@ -111,6 +111,7 @@ __all__ = [
     "flag_uncertain",
     "tables",
     "readings_ranges",
+    "profile_intervals",
     "assumption_elasticities",
     "VALUE_KINDS",
     "FITTED_KINDS",
@@ -763,6 +764,9 @@ class CalibrationResult(Result):
         Free parameters that no informative row (nor a prior) depends on at the optimum: the
         data leave them where the solver put them, so their values say nothing
         (:func:`cross_validate` holds them at their starting values).
+    profiles : pandas.DataFrame or None
+        With ``calibrate(..., profile=names)``: the profile-likelihood intervals of those
+        parameters (:func:`profile_intervals`); None otherwise.
     """
 
     params: Parameters
@@ -787,6 +791,7 @@ class CalibrationResult(Result):
     priors: Any = None
     multistart: Any = None
     unread: tuple = ()
+    profiles: Any = None
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -912,12 +917,29 @@ def fit_report(result: CalibrationResult, min_correl: float = 0.1) -> str:
                      f"{row['predicted']:>12.6g} {row['percent_error']:>9.2f}  "
                      f"{'yes' if row['used_in_fit'] else 'no'}{sat}")
     lines += _prior_lines(result)
+    lines += _profile_lines(result)
     if len(result.shape_checks):
         lines.append("[[Shape checks]] (not fitted)")
         for _, row in result.shape_checks.iterrows():
             verdict = {True: "holds", False: "FAILS", None: "no check in model"}[row["passed"]]
             lines.append(f"    {row['id']}: {verdict}")
     return "\n".join(lines)
+
+
+def _profile_lines(result) -> list[str]:
+    """The [[Profile intervals]] section of :func:`fit_report` (empty unless the fit computed them)."""
+    t = result.profiles
+    if t is None or not len(t):
+        return []
+    level = float(t["level"].iloc[0])
+    lines = [f"[[Profile intervals]] ({100 * level:g} %, F-test of the refit with the parameter held; beside "
+             f"the covariance interval of [[Parameters]])"]
+    for name, row in t.iterrows():
+        def end(v, at_bound):
+            return "not closed" if not math.isfinite(v) else f"{v:.6g}" + (" (range bound)" if at_bound else "")
+        lines.append(f"    {name}: {row['value']:.6g} in [{end(row['lo'], row['lo_at_bound'])}, "
+                     f"{end(row['hi'], row['hi_at_bound'])}] ({int(row['refits'])} refits)")
+    return lines
 
 
 def _prior_lines(result) -> list[str]:
@@ -1061,7 +1083,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
               params=None, scale="relative", scale_covar: bool = True,
               max_relative_stderr: float = 1.0, max_correlation: float = 0.999,
               rcond: float = 1e-7, tol: float = 1e-12, max_nfev: int | None = None,
-              readings_range: bool = True, starts: int = 1, seed: int = 0,
+              readings_range: bool = True, starts: int = 1, seed: int = 0, profile=(),
               **least_squares_kwargs) -> CalibrationResult:
     """Fit a model's free parameters to measurements by weighted, bounded least squares.
 
@@ -1108,6 +1130,10 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         converged cost wins. Default 1: the declared starting values only.
     seed : int
         Seed of the drawn starting points (``>= 0``); the same seed gives the same fit.
+    profile : iterable of str
+        Free parameters whose 95 % profile-likelihood interval is computed after the fit
+        (:func:`profile_intervals`: one refit per point tried, so it is opt-in); in
+        ``profiles`` and the report.
     **least_squares_kwargs
         Passed on to :func:`scipy.optimize.least_squares` (e.g. ``method="dogbox"``).
 
@@ -1212,9 +1238,13 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     out = tables(model, problem, sol, ident, cov, stderr, corr, pred, pa, pb, res, wres, is_bound,
                  chisqr=chisqr, n_data=n_data, n_active=n_active, dof=dof, scale_covar=scale_covar,
                  informative=informative, ranges=ranges)
+    profiles = None
+    if profile:
+        profiles = profile_intervals(model, problem, sol, profile, dof=dof, tol=tol, max_nfev=max_nfev,
+                                     **least_squares_kwargs)
     return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
                                priors=prior_table(problem.init, problem.priors, sol.x), multistart=multistart,
-                               unread=tuple(n for n, u in zip(problem.free, ident.unread) if u))
+                               unread=tuple(n for n, u in zip(problem.free, ident.unread) if u), profiles=profiles)
 
 
 def _active(model, problem: "Problem", sol: "Solution"):
@@ -1340,6 +1370,143 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
         if s is not None and s.success:
             out["_given"] = assumption_elasticities(model, pinned, s.x, ranged, rcond=rcond)
     return out
+
+
+def _held_at(problem: "Problem", k: int, value: float, x: np.ndarray) -> "Problem":
+    """``problem`` with its ``k``-th free parameter held at ``value`` (no longer free) and the others started
+    from ``x`` (all free values, in their units); its prior leaves the fit (:func:`profile_intervals` adds it)."""
+    keep = [j for j in range(len(problem.free)) if j != k]
+    base = dict(problem.base)
+    base[problem.free[k]] = float(value)
+    index = {j: i for i, j in enumerate(keep)}
+    return dataclasses.replace(
+        problem, free=[problem.free[j] for j in keep], x0=np.asarray(x, dtype=float)[keep],
+        lower=problem.lower[keep], upper=problem.upper[keep], scale=problem.scale[keep], base=base,
+        priors=tuple((index[j], n, pr) for j, n, pr in problem.priors if j != k))
+
+
+def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof: int, level: float = 0.95,
+                      rtol: float = 1e-4, max_refits: int = 80, tol: float = 1e-12, max_nfev: int | None = None,
+                      **least_squares_kwargs):
+    r"""Profile-likelihood confidence intervals of free parameters, by lmfit's F-test.
+
+    For each name, the parameter is held at a value :math:`v` and the others refitted, giving
+    :math:`\chi^2_f(v)` (priors included, the held parameter's own prior residual added); the
+    interval is where :math:`F = (\chi^2_f/\chi^2_0 - 1)(N - P)` stays below the ``level``
+    quantile of :math:`F(1, N - P)`, :math:`\chi^2_0` the fit's chi-square and :math:`N - P` its
+    degrees of freedom (``dof``). Unlike the covariance interval it follows the fit's own
+    curvature: asymmetric where the model is nonlinear in the parameter, and bounded by the
+    parameter's range where the rows do not close it. For a model linear in its parameters it is
+    the covariance interval with Student's t (:func:`tables`) exactly.
+
+    Each end is found by doubling a step out from the fitted value (a tenth of the value, 1 when
+    it is 0) until :math:`F` exceeds its quantile or the range ends, then bisecting until the
+    end is known to ``rtol`` of its distance from the fitted value; every refit starts from the last accepted one's solution. An end that
+    ``max_refits`` refits do not close is NaN.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per name: value, lo, hi (the ends; at a range bound when the rows do not close
+        that side), lo_at_bound, hi_at_bound, refits, level. NaN ends where the test is undefined
+        (``dof <= 0`` or a zero chi-square: an exact fit has no scatter to scale by).
+
+    References
+    ----------
+    M. Newville et al., LMFIT: Non-Linear Least-Squares Minimization and Curve-Fitting for
+    Python, documentation 'Calculation of confidence intervals', section 'Method used for
+    calculating confidence intervals' (lmfit.github.io/lmfit-py/confidence.html): the F-test
+    :math:`F(P_{fix}, N - P) = (\chi^2_f/\chi^2_0 - 1)(N - P)/P_{fix}`, here with
+    :math:`P_{fix} = 1`.
+
+    Examples
+    --------
+    A straight line through three points: the profile interval of the slope is the covariance
+    interval (``tables``: value +/- t(0.975, 1) x standard error).
+
+    >>> import pandas as pd
+    >>> m = Model({"a": 1.0, "b": 0.0})
+    >>> for x in (1, 2, 3):
+    ...     m.add_predictor(f"doc.y{x}", lambda p, x=x: p["a"] * x + p["b"])
+    >>> data = pd.DataFrame({"id": ["doc.y1", "doc.y2", "doc.y3"], "kind": "absolute",
+    ...                      "value_num": [1.0, 2.5, 2.9], "unit": "1"})
+    >>> fit = calibrate(m, data, scale="absolute", profile=["a"])
+    >>> row, cov = fit.profiles.loc["a"], fit.parameter_table.loc["a"]
+    >>> bool(abs(row["lo"] - cov["ci95_low"]) < 1e-3 and abs(row["hi"] - cov["ci95_high"]) < 1e-3)
+    True
+    """
+    import pandas as pd
+    from scipy import stats
+
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    names = [names] if isinstance(names, str) else list(names)
+    for n in names:
+        if n not in problem.free:
+            raise ValueError(f"profile names {n!r}, which is not a free parameter of this fit "
+                             f"(free: {', '.join(problem.free) or 'none'})")
+    x_hat = np.asarray(sol.x, dtype=float)
+    chi0 = float(np.sum(_weighted_residuals(model, problem, problem.values_of(x_hat / problem.scale),
+                                            _rows_of(problem.used_table)) ** 2))
+    rows = []
+    for n in names:
+        k = problem.free.index(n)
+        v0 = float(x_hat[k])
+        if dof <= 0 or not chi0 > 0:
+            rows.append(dict(name=n, value=v0, lo=math.nan, hi=math.nan, lo_at_bound=False, hi_at_bound=False,
+                             refits=0, level=level))
+            continue
+        limit = chi0 * (1.0 + float(stats.f.ppf(level, 1, dof)) / dof)
+        own = [pr for j, _, pr in problem.priors if j == k]
+        refits = 0
+
+        def chi2_at(v, x_start):
+            nonlocal refits
+            held = _held_at(problem, k, v, x_start)
+            s = solve(model, held, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
+            refits += 1
+            full = np.insert(np.asarray(s.x, dtype=float), k, v)
+            c = 2.0 * s.cost if math.isfinite(s.cost) else float(np.sum(_weighted_residuals(
+                model, held, held.values_of(held.x0 / held.scale), _rows_of(held.used_table)) ** 2))
+            if own:
+                c += ((math.log(v) - math.log(own[0].value)) / own[0].sigma) ** 2 if v > 0 else math.inf
+            return c, full
+
+        ends = {}
+        for side, bound in ((-1, problem.lower[k]), (+1, problem.upper[k])):
+            step = abs(v0) / 10.0 if v0 != 0 else 1.0
+            inside_v, inside_x = v0, x_hat
+            outside_v, at_bound = None, False
+            while refits < max_refits:
+                v = v0 + side * step
+                if (side < 0 and v <= bound) or (side > 0 and v >= bound):
+                    c, x = chi2_at(bound, inside_x)
+                    if c <= limit:
+                        inside_v, at_bound = bound, True
+                    else:
+                        outside_v = bound
+                    break
+                c, x = chi2_at(v, inside_x)
+                if c > limit:
+                    outside_v = v
+                    break
+                inside_v, inside_x = v, x
+                step *= 2.0
+            while (outside_v is not None and refits < max_refits
+                   and abs(outside_v - inside_v) > rtol * max(abs(outside_v - v0), 1e-300)):
+                mid = 0.5 * (inside_v + outside_v)
+                c, x = chi2_at(mid, inside_x)
+                if c <= limit:
+                    inside_v, inside_x = mid, x
+                else:
+                    outside_v = mid
+            if outside_v is None and not at_bound:
+                ends[side] = (math.nan, False)    # not closed within max_refits
+            else:
+                ends[side] = (inside_v if at_bound else 0.5 * (inside_v + outside_v), at_bound)
+        rows.append(dict(name=n, value=v0, lo=ends[-1][0], hi=ends[+1][0], lo_at_bound=ends[-1][1],
+                         hi_at_bound=ends[+1][1], refits=refits, level=level))
+    return pd.DataFrame(rows).set_index("name")
 
 
 def _pinned(problem: "Problem", rows, values, x0) -> "Problem | None":
@@ -2250,6 +2417,9 @@ def cross_validate(model, measurements, exclude: Iterable[str] = (), weights=Non
     >>> cross_validate(m, data, groups={"doc.y0": "A", "doc.y1": "A"}, progress=False).attrs["refits"]
     2
     """
+    if calibrate_kwargs.get("profile"):
+        raise ValueError("profile does not apply to cross-validation (each refit would profile again); "
+                         "run calibrate(..., profile=...) on the full fit instead")
     return cross_validate_many([dict(model=model, measurements=measurements, exclude=exclude, weights=weights,
                                      groups=groups, full=full, **calibrate_kwargs)],
                                workers=workers, progress=progress)[0]

@@ -827,6 +827,10 @@ def cmd_calibrate(args) -> int:
 
     if args.save:
         check_output(args.save, option="--save")
+    if args.profile and (args.measurements is not None or args.save):
+        raise UsageError("--profile cannot be combined with --measurements or --save")
+    if args.profile:
+        return _calibrate_profile(args, entries)
     if args.measurements is not None:
         return _calibrate_own(args, entries)
     try:
@@ -850,6 +854,27 @@ def cmd_calibrate(args) -> int:
         write_atomically(args.save, store.dumps(merged), option="--save")
         print(f"{PROG}: wrote the parameters of {', '.join(fitted.areas) or 'no area'} to {args.save}",
               file=sys.stderr)
+    return 0
+
+
+def _calibrate_profile(args, entries) -> int:
+    """``zmodel calibrate AREA --profile NAME ...``: one area's report with profile-likelihood intervals."""
+    from zmodel.fits import registry
+
+    if len(entries) != 1 or not args.areas:
+        raise UsageError("--profile needs exactly one AREA (the calibration whose parameter it profiles)")
+    entry = entries[0]
+    cal = registry.load(entry)
+    if getattr(cal, "model", None) is None:
+        raise UsageError(f"--profile: calibration '{entry.area}' is not a least-squares catalog fit")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = cal.run(profile=tuple(dict.fromkeys(args.profile)))
+    except ValueError as exc:
+        raise UsageError(f"--profile: {_one_line(exc)}") from None
+    _warn_lines(caught, prefix=f"{entry.area}: ")
+    print(result.report())
     return 0
 
 
@@ -975,6 +1000,9 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--save", metavar="FILE",
                      help="write the fitted parameters of the areas run to FILE (a parameter store, TOML) for "
                      "'zmodel plan --parameters FILE'; areas not run keep the shipped store's values")
+    cal.add_argument("--profile", action="append", metavar="NAME",
+                     help="also compute the 95 %% profile-likelihood interval of the free parameter NAME (refits "
+                     "with NAME held; repeat for several); needs exactly one AREA")
 
     val = sub.add_parser("validate", help="predict the validation set (published figures never fitted) and score it",
                          description="Pose every published figure of the validation set (zmodel/_data/validation, "
