@@ -81,8 +81,14 @@ about 1,700 brk calls and 1,600 page faults per call, sieve maps and frees 1 MB)
 ``sync_supers`` between ``lock_kernel()`` and ``unlock_kernel()`` and scans the dirty-buffer list
 under the global ``lru_list_lock``: Linux 2.4.27 ``fs/buffer.c``, read 2026-11-28; how long it holds
 them under ReAIM is not published, so no hold can be set without the rows it would predict; since
-contended holds grow on x86, such a lock would cost 2.4 more on 8 CPUs than on 4), and the CPU affinity
-of the O(1) scheduler's per-CPU run queues (tasks that
+contended holds grow on x86, such a lock would cost 2.4 more on 8 CPUs than on 4; 2.4 also takes the
+big kernel lock around every namespace change and ext2 block mapping -- ``vfs_create``, ``vfs_unlink``,
+``ext2_get_block``, ``ext2_delete_inode``, Linux 2.4.22 ``fs/namei.c`` and ``fs/ext2/inode.c``, read
+2026-11-28 -- but at 0.27 file creations per job (each of the 28 calls of disk_rd, disk_rr,
+sync_disk_rw, sync_disk_update, disk_brw and disk_bcp per child creates and unlinks one file,
+``src/disk1.c``) of about 120 us each, LMBench's 10K create and delete on OSDL's 1-way STP host, that
+is under 1 % of a lock on 8 CPUs: an estimate, not composed),
+and the CPU affinity of the O(1) scheduler's per-CPU run queues (tasks that
 keep their caches). The last has a published size on this benchmark: one 2.6-test scheduler patch
 (sched-2.6.0-test2-mm2-A3, "most likely the round robinning of tasks every 25ms", C. Kolivas,
 linux-kernel, 7 Aug 2003, <200308071240.54863.kernel@kolivas.org>) raised re-aim's user time on

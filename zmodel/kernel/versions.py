@@ -633,7 +633,8 @@ class KernelCosts:
         stack's segmentation and the per-packet interrupts; a request moves
         ``WorkloadProfile.network_segments`` of them) [s].
     thread_sync_time : float
-        Thread synchronisation (futex) per event with NPTL [s].
+        CPU of a thread synchronisation that reaches the kernel (futex wait and wake) with NPTL,
+        its context switches excluded (``WorkloadProfile.context_switches`` counts them) [s].
     linuxthreads_extra : float
         Extra cost per synchronisation event with LinuxThreads (signals, manager
         thread) [s].
@@ -708,7 +709,8 @@ class KernelCosts:
                                   source=_ASSUMED + " (segmentation and per-packet interrupts without "
                                                     "TSO/NAPI, OSDL 'Networking')")
     thread_sync_time: float = param(1e-6, unit="s", range=(0.1e-6, 100e-6),
-                                    source=_ASSUMED + " (an uncontended futex is a system call)")
+                                    source=_ASSUMED + " (a contended synchronisation's futex wait and wake: two "
+                                                      "system calls; its context switches are counted apart)")
     linuxthreads_extra: float = param(5e-6, unit="s", range=(0.0, 1e-3),
                                       source=_ASSUMED + " (signals and the manager thread, OSDL 'Linux "
                                                         "Threads vs NPTL')")
