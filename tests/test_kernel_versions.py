@@ -1104,8 +1104,8 @@ def test_the_x86_hold_growth_is_read_from_the_volanomark_lockmeter():
     g_wake, g_signal = growth(8.6, 3.8, 1.079), growth(1.2, 0.5, 1.065)
     assert g_wake == pytest.approx(4.8 / 18.21, rel=2e-3) and g_signal == pytest.approx(0.70 / 2.407, rel=2e-3)
     assert HOLD_GROWTH["x86"] == pytest.approx((g_wake + g_signal) / 2, abs=5e-4)
-    # a fixed hand-off per waiter would add the same time to both paths; the measurement adds 4.8 and 0.7 us
-    assert (8.6 - 3.8) / (1.2 - 0.5) > 6
+    # (a fixed hand-off per waiter would add the same time to both paths; the measurement adds 4.8 and
+    # 0.7 us, so the growth is a share of the hold)
 
 
 def test_the_goodness_scan_range_ends_at_the_lockmeter_bound():

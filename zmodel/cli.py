@@ -857,23 +857,34 @@ def cmd_calibrate(args) -> int:
     return 0
 
 
-def _calibrate_profile(args, entries) -> int:
-    """``zmodel calibrate AREA --profile NAME ...``: one area's report with profile-likelihood intervals."""
+def _one_area(args, entries, option: str, needs: str):
+    """The one calibration entry and its loaded calibration that ``option`` applies to (a usage
+    error naming ``needs`` unless exactly one AREA was given)."""
     from zmodel.fits import registry
 
     if len(entries) != 1 or not args.areas:
-        raise UsageError("--profile needs exactly one AREA (the calibration whose parameter it profiles)")
-    entry = entries[0]
-    cal = registry.load(entry)
-    if getattr(cal, "model", None) is None:
-        raise UsageError(f"--profile: calibration '{entry.area}' is not a least-squares catalog fit")
+        raise UsageError(f"{option} needs exactly one AREA ({needs})")
+    return entries[0], registry.load(entries[0])
+
+
+def _run_reporting_warnings(cal, area: str, prefix: str = "", **options):
+    """``cal.run(**options)`` with its warnings printed as one line each; a ValueError is a usage error."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = cal.run(profile=tuple(dict.fromkeys(args.profile)))
+            result = cal.run(**options)
     except ValueError as exc:
-        raise UsageError(f"--profile: {_one_line(exc)}") from None
-    _warn_lines(caught, prefix=f"{entry.area}: ")
+        raise UsageError(f"{prefix}{_one_line(exc)}") from None
+    _warn_lines(caught, prefix=f"{area}: ")
+    return result
+
+
+def _calibrate_profile(args, entries) -> int:
+    """``zmodel calibrate AREA --profile NAME ...``: one area's report with profile-likelihood intervals."""
+    entry, cal = _one_area(args, entries, "--profile", "the calibration whose parameter it profiles")
+    if getattr(cal, "model", None) is None:
+        raise UsageError(f"--profile: calibration '{entry.area}' is not a least-squares catalog fit")
+    result = _run_reporting_warnings(cal, entry.area, "--profile: ", profile=tuple(dict.fromkeys(args.profile)))
     print(result.report())
     return 0
 
@@ -884,21 +895,15 @@ def _calibrate_own(args, entries) -> int:
     from zmodel.data import read_measurements
     from zmodel.fits import registry
 
-    if len(entries) != 1 or not args.areas:
-        raise UsageError("--measurements needs exactly one AREA (the calibration its rows belong to)")
-    entry = entries[0]
-    cal = registry.load(entry)
+    entry, cal = _one_area(args, entries, "--measurements", "the calibration its rows belong to")
     reader = getattr(cal, "read_measurements", None)
     if getattr(cal, "model", None) is None and reader is None:
         raise UsageError(f"--measurements: calibration '{entry.area}' is not a catalog fit")
     try:
         own = (reader or read_measurements)(args.measurements)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = cal.run(measurements=own)
     except ValueError as exc:
         raise UsageError(_one_line(exc)) from None
-    _warn_lines(caught, prefix=f"{entry.area}: ")
+    result = _run_reporting_warnings(cal, entry.area, measurements=own)
     print(result.report())
     if args.save:
         origin = f"measurements: {Path(args.measurements).name}"

@@ -1872,7 +1872,8 @@ def _compose_all(calls) -> list[SystemResult]:
                     over_of[(j, starts[i], sizes[i])] = (float(p.s.overcommit), p.strategy)
     scanned = bool((lock_scan > 0).any())
     # networks whose lock holds follow the previous pass's spin (DIAG 44 under overcommit)
-    q_dep = (lock_b != 0.0).any(axis=0) if slots else np.zeros(B, dtype=bool)
+    # (a scanned lock follows it through its factor per unit of hold even when its own hold is 0)
+    q_dep = ((lock_b != 0.0) | ((lock_ub != 0.0) & (lock_scan > 0))).any(axis=0) if slots else np.zeros(B, dtype=bool)
     # z/VM CP CPU per transaction: fixed part and part per second of guest CPU
     cp_on = np.repeat(np.array([p.cp is not None for p in preps]), sizes)
     cp_fixed = col([0.0 if p.cp is None else p.cp[0] for p in preps])
