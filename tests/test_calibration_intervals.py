@@ -235,3 +235,89 @@ def test_error_interval_both_ends_infinite():
 def test_error_interval_zero_end_on_relative_scale():
     with pytest.raises(ValueError, match=r"interval 'd.i': its low end is 0, so its relative residual is undefined"):
         calibrate(one(), rows(("d.i", "interval", 6.0, 0.0, 8.0)))
+
+
+# --------------------------------------------------------------------------- intervals="auto"
+def _exp_fit(predict, intervals="auto", **params):
+    """Three rows 4, 5, 6 (absolute scale) predicted alike by ``predict(p)``: the optimum is their mean 5."""
+    m = Model(params or {"t": {"value": 1.0, "min": -10.0, "max": 10.0}}, name="exp")
+    for i in ("d.a", "d.b", "d.c"):
+        m.add_predictor(i, predict)
+    data = pd.DataFrame({"id": ["d.a", "d.b", "d.c"], "kind": "absolute", "value_num": [4.0, 5.0, 6.0], "unit": "1"})
+    return calibrate(m, data, scale="absolute", intervals=intervals)
+
+
+def test_auto_intervals_give_the_profile_interval_where_the_fit_is_nonlinear():
+    # prediction u = e^t for three rows 4, 5, 6: chi2(u) = 3 (u - 5)^2 + 2 (S = 2 about the mean), dof 2.
+    # The F-test's 90 % region: 3 (u - 5)^2 <= S F(0.9; 1, 2) / dof, i.e. u = 5 +/- sqrt(2 q / 6) with
+    # q = F(0.9; 1, 2) = 8.526 (scipy, not the code under test), so t = ln(3.314) .. ln(6.686) = 1.198 .. 1.900.
+    from scipy import stats
+
+    q = stats.f.ppf(0.90, 1, 2)
+    half = math.sqrt(2.0 * q / 6.0)
+    fit = _exp_fit(lambda p: math.exp(p["t"]))
+    row = fit.parameter_table.loc["t"]
+    assert row["value"] == pytest.approx(math.log(5.0), abs=1e-7)
+    assert row["interval_method"] == "profile"
+    assert row["lo90"] == pytest.approx(math.log(5.0 - half), abs=2e-3)
+    assert row["hi90"] == pytest.approx(math.log(5.0 + half), abs=2e-3)
+    # why it was flagged: the covariance interval is t +/- sqrt(q) s / u (s^2 = S / dof = 1, du/dt = u = 5,
+    # se(u) = 1 / sqrt(3)); at its low end u = 5 e^(-sqrt(q) / (5 sqrt 3)) = 3.57, F = 3 (5 - 3.57)^2 = 6.14,
+    # not q = 8.53 (a factor 1.39 > LINEARITY_TOLERANCE)
+    assert "F at the covariance interval's low end is 6.1" in row["note"]
+    assert fit.intervals == "auto"
+
+
+def test_auto_intervals_leave_a_linear_fit_with_its_covariance():
+    fit = _exp_fit(lambda p: p["t"])
+    row = fit.parameter_table.loc["t"]
+    assert row["interval_method"] == "" and math.isnan(row["lo90"])
+    # and the store keeps the covariance interval: 5 +/- 1.645 / sqrt(3) (s = 1, Z90 as the store draws)
+    stored = area_from_result("x", fit).parameters["t"]
+    assert stored.method == "covariance"
+    assert stored.interval == pytest.approx((5.0 - 1.6448536 / math.sqrt(3.0), 5.0 + 1.6448536 / math.sqrt(3.0)),
+                                            rel=1e-6)
+
+
+def test_auto_profile_interval_stops_at_a_range_bound_the_rows_do_not_close():
+    # the same rows with t bounded below at ln 4.5 (> the region's low end ln 3.314): the low end is the bound
+    fit = _exp_fit(lambda p: math.exp(p["t"]), t={"value": 2.0, "min": math.log(4.5), "max": 10.0})
+    row = fit.parameter_table.loc["t"]
+    assert row["interval_method"] == "profile"
+    assert row["lo90"] == pytest.approx(math.log(4.5), rel=1e-12)
+    assert "low end at the range bound" in row["note"]
+    assert area_from_result("x", fit).parameters["t"].method == "profile"
+
+
+def test_auto_intervals_keep_the_covariance_of_a_fit_with_priors():
+    from zmodel.calibration import Parameter, Parameters
+    from zmodel.queueing._params import prior
+
+    ps = Parameters([Parameter("t", 1.0, min=0.1, max=10.0, prior=prior(1.6, factor=2.0, source="test: spec"))])
+    m = Model(ps, name="exp")
+    for i in ("d.a", "d.b", "d.c"):
+        m.add_predictor(i, lambda p: math.exp(p["t"]))
+    data = pd.DataFrame({"id": ["d.a", "d.b", "d.c"], "kind": "absolute", "value_num": [4.0, 5.0, 6.0], "unit": "1"})
+    fit = calibrate(m, data, scale="absolute", intervals="auto")
+    assert fit.parameter_table.loc["t", "interval_method"] == ""
+
+
+def test_intervals_option_is_checked():
+    with pytest.raises(ValueError, match="intervals must be one of 'covariance', 'auto', got 'profile'"):
+        _exp_fit(lambda p: p["t"], intervals="profile")
+
+
+def test_cross_validation_refits_do_not_profile(monkeypatch):
+    m = Model({"t": {"value": 1.0, "min": -10.0, "max": 10.0}}, name="exp")
+    ids = ("d.a", "d.b", "d.c", "d.d")
+    for i in ids:
+        m.add_predictor(i, lambda p: math.exp(p["t"]))
+    data = pd.DataFrame({"id": list(ids), "kind": "absolute", "value_num": [4.0, 5.0, 6.0, 5.5], "unit": "1"})
+    import zmodel.calibration as cal
+
+    calls = []
+    original = cal.nonlinear_parameters
+    monkeypatch.setattr(cal, "nonlinear_parameters", lambda *a, **k: calls.append(1) or original(*a, **k))
+    cv = cross_validate(m, data, scale="absolute", intervals="auto", progress=False)
+    assert len(cv) == 4
+    assert len(calls) == 1          # the full fit's check; none in the four refits (each has 2 dof)

@@ -256,9 +256,52 @@ DOCUMENTED = {"2.4.21": ("ibmsj.dbench-24-16cpu-mbps", 1500.0), "2.6.6": ("ibmsj
 
 @pytest.fixture(scope="module")
 def versions_fit():
+    from zmodel.fits import kernel_versions, registry
+
+    return kernel_versions.CALIBRATION.run(intervals=registry.STORE_INTERVALS)   # as the store is written
+
+
+def test_stored_profile_interval_ends_are_where_the_f_test_closes(versions_fit):
+    """The kernel-version fit's purge is stored with its profile interval (the covariance's, 0.20 to 0.26 us,
+    misrepresents it): at each end a refit with the purge held there raises the chi-square by the F-test's
+    90 % quantile, F = (chi2_f / chi2_0 - 1) dof = F(0.9; 1, dof) (lmfit's definition, scipy's quantile)."""
+    from scipy import stats
+
     from zmodel.fits import kernel_versions
 
-    return kernel_versions.CALIBRATION.run()
+    stored = store.load(store.default_path()).areas["kernel_versions"].parameters["purge"]
+    assert stored.method == "profile"
+    lo, hi = stored.interval
+    assert lo < stored.value < hi
+    q = stats.f.ppf(0.90, 1, versions_fit.dof)
+    for end in (lo, hi):
+        held = versions_fit.init_params.copy()
+        held.set("purge", value=end, vary=False)
+        refit = kernel_versions.CALIBRATION.run(params=held)
+        f = (refit.chisqr / versions_fit.chisqr - 1.0) * versions_fit.dof
+        assert f == pytest.approx(q, rel=0.01)
+
+
+def test_a_profile_interval_is_drawn_with_its_ends_as_quantiles_and_the_covariance_correlation():
+    # a: profile interval [1, 5] around 2; b: covariance; their covariance correlation 0.6. The split normal
+    # puts 5 % below 1, half below 2 and 5 % above 5; through the Gaussian copula the rank correlation
+    # is Spearman's (6 / pi) asin(0.6 / 2) = 0.5804 (Pearson 1907, for a bivariate normal).
+    # Tolerances are five standard errors of 40,000 draws (quantile: sqrt(p (1 - p) / n) / density).
+    s = store.ParameterStore.from_dict({"areas": {"x": {
+        "parameters": {"a": {"value": 2.0, "unit": "s", "calibrated": True, "interval": [1.0, 5.0],
+                             "method": "profile"},
+                       "b": {"value": 10.0, "unit": "s", "calibrated": True,
+                             "interval": [10.0 - store.Z90 * 2.0, 10.0 + store.Z90 * 2.0], "method": "covariance"}},
+        "covariance": {"names": ["a", "b"], "matrix": [[0.25, 0.6], [0.6, 4.0]]}}}})
+    d = s.sample(40_000, seed=1)
+    lo, mid, hi = np.quantile(d["a"], [0.05, 0.5, 0.95])
+    assert lo == pytest.approx(1.0, abs=0.033)     # density 0.103 / 0.608 at the end: se 0.0064
+    assert mid == pytest.approx(2.0, abs=0.02)     # density 0.399 / 0.608: se 0.0038
+    assert hi == pytest.approx(5.0, abs=0.1)       # density 0.103 / 1.824: se 0.019
+    from scipy import stats
+
+    rho = stats.spearmanr(d["a"], d["b"]).statistic
+    assert rho == pytest.approx(6.0 / math.pi * math.asin(0.3), abs=0.015)
 
 
 def test_planner_reproduces_the_dbench_figures_within_calibration_error(versions_fit):

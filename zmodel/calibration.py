@@ -112,6 +112,9 @@ __all__ = [
     "tables",
     "readings_ranges",
     "profile_intervals",
+    "nonlinear_parameters",
+    "INTERVALS",
+    "LINEARITY_TOLERANCE",
     "assumption_elasticities",
     "VALUE_KINDS",
     "FITTED_KINDS",
@@ -767,6 +770,9 @@ class CalibrationResult(Result):
     profiles : pandas.DataFrame or None
         With ``calibrate(..., profile=names)``: the profile-likelihood intervals of those
         parameters (:func:`profile_intervals`); None otherwise.
+    intervals : str
+        The ``intervals`` option of :func:`calibrate` the fit ran with (``"auto"``: profile
+        intervals in ``lo90``/``hi90`` where the covariance misrepresents the fit).
     """
 
     params: Parameters
@@ -792,6 +798,7 @@ class CalibrationResult(Result):
     multistart: Any = None
     unread: tuple = ()
     profiles: Any = None
+    intervals: str = "covariance"
 
     trailing_dims: ClassVar[tuple[str, ...]] = ()
 
@@ -1084,7 +1091,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
               max_relative_stderr: float = 1.0, max_correlation: float = 0.999,
               rcond: float = 1e-7, tol: float = 1e-12, max_nfev: int | None = None,
               readings_range: bool = True, starts: int = 1, seed: int = 0, profile=(),
-              **least_squares_kwargs) -> CalibrationResult:
+              intervals: str = "covariance", **least_squares_kwargs) -> CalibrationResult:
     """Fit a model's free parameters to measurements by weighted, bounded least squares.
 
     Parameters
@@ -1134,6 +1141,17 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         Free parameters whose 95 % profile-likelihood interval is computed after the fit
         (:func:`profile_intervals`: one refit per point tried, so it is opt-in); in
         ``profiles`` and the report.
+    intervals : {"covariance", "auto"}
+        The 90 % intervals of the parameter table's ``lo90``/``hi90`` (what :mod:`zmodel.store`
+        stores and draws from). ``"covariance"`` (default): none beyond the covariance's
+        standard errors. ``"auto"``: for each free parameter whose covariance interval
+        misrepresents the fit (:func:`nonlinear_parameters`: two evaluations each, no refit),
+        its 90 % profile-likelihood interval (:func:`profile_intervals`), with
+        ``interval_method = "profile"`` and the reason in its note. A fit with priors keeps its
+        covariance intervals (the F-test would scale a prior's residual by the rows'
+        chi-square), so does one without degrees of freedom (it has readings ranges);
+        cross-validation refits never compute it. :mod:`zmodel.fits.registry` writes the
+        parameter store from fits with ``"auto"``.
     **least_squares_kwargs
         Passed on to :func:`scipy.optimize.least_squares` (e.g. ``method="dogbox"``).
 
@@ -1196,6 +1214,8 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     2.0
     """
     check_starts(starts, seed)
+    if intervals not in INTERVALS:
+        raise ValueError(f"intervals must be one of {', '.join(map(repr, INTERVALS))}, got {intervals!r}")
     problem = prepare(model, measurements, exclude, weights, params=params, scale=scale)
     if starts == 1:
         sol, multistart = solve(model, problem, tol=tol, max_nfev=max_nfev, **least_squares_kwargs), None
@@ -1241,10 +1261,14 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
     profiles = None
     if profile:
         profiles = profile_intervals(model, problem, sol, profile, dof=dof, tol=tol, max_nfev=max_nfev,
-                                     **least_squares_kwargs)
+                                     steps=_covariance_steps(problem, stderr, dof, 0.95), **least_squares_kwargs)
+    if intervals == "auto" and dof > 0 and problem.free and not problem.priors:
+        out = _with_profile_intervals(out, model, problem, sol, cov, dof, tol=tol, max_nfev=max_nfev,
+                                      **least_squares_kwargs)
     return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
                                priors=prior_table(problem.init, problem.priors, sol.x), multistart=multistart,
-                               unread=tuple(n for n, u in zip(problem.free, ident.unread) if u), profiles=profiles)
+                               unread=tuple(n for n, u in zip(problem.free, ident.unread) if u), profiles=profiles,
+                               intervals=intervals)
 
 
 def _active(model, problem: "Problem", sol: "Solution"):
@@ -1372,6 +1396,149 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
     return out
 
 
+#: choices of :func:`calibrate`'s ``intervals``
+INTERVALS = ("covariance", "auto")
+#: how far the F statistic at an end of a covariance interval may stray from the F-test's quantile
+#: before :func:`nonlinear_parameters` takes the interval as misrepresenting the fit: a factor 1.25
+#: either way, where F grows as the square of the distance an end about 12 % of the interval's
+#: half-width away from where the linear model puts it
+LINEARITY_TOLERANCE = 1.25
+#: relative precision of the ends of the profile intervals ``intervals="auto"`` stores (of the
+#: distance from the fitted value; an interval for drawing predictions, not a published bound)
+AUTO_PROFILE_RTOL = 1e-3
+
+
+def nonlinear_parameters(model, problem: "Problem", sol: "Solution", cov, *, dof: int, level: float = 0.90,
+                         tolerance: float = LINEARITY_TOLERANCE) -> dict[str, str]:
+    r"""The free parameters whose covariance interval misrepresents the fit, each with the reason.
+
+    The covariance interval of parameter :math:`k` assumes a model linear in its parameters near
+    the optimum. Its profile -- the refits with :math:`\theta_k` held -- then runs along the
+    line :math:`x(t) = \hat x + t\, C e_k / \sqrt{C_{kk}}` (the regression of the other
+    parameters on :math:`\theta_k` in the covariance :math:`C = s^2 (J^\mathsf{T} J)^{-1}`,
+    :math:`s^2 = \chi^2_0/(N - P)`), on which
+
+    .. math:: F(t) = \Big(\frac{\chi^2(x(t))}{\chi^2_0} - 1\Big)(N - P)
+              = \frac{t^2\, e_k^\mathsf{T} C J^\mathsf{T} J C e_k}{C_{kk}\, s^2} = t^2,
+
+    the statistic of :func:`profile_intervals`; the interval's ends are
+    :math:`t = \pm\sqrt{F_{\text{level}}(1, N - P)}`. This evaluates :math:`\chi^2` at both
+    ends (two evaluations, no refit) and flags the parameter when
+
+    * its variance is undefined or zero although the fit has degrees of freedom (at a bound,
+      not identifiable);
+    * the line leaves a parameter's bounds before an end (the covariance interval claims values
+      the model does not admit);
+    * :math:`F` at an end differs from the quantile by more than the factor ``tolerance``: the
+      fit's own chi-square curves away from the quadratic, so the refits' interval ends
+      elsewhere (below the quantile the true profile, which refits the others, is lower still:
+      the covariance interval is too narrow on that side).
+
+    For a model linear in its parameters nothing is flagged (:math:`F = t^2` exactly).
+
+    Returns
+    -------
+    dict
+        ``{name: reason}`` of the flagged parameters, in the order of ``problem.free``.
+
+    Examples
+    --------
+    A straight line is linear in its parameters; an exponential decay is not (in either).
+
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"id": ["doc.y1", "doc.y2", "doc.y3", "doc.y4"], "kind": "absolute",
+    ...                      "value_num": [1.0, 0.5, 0.1, 0.12], "unit": "1"})
+    >>> def fit(f):
+    ...     m = Model({"a": 1.0, "b": 0.5})
+    ...     for x in (1, 2, 3, 4):
+    ...         m.add_predictor(f"doc.y{x}", lambda p, x=x: f(p, x))
+    ...     problem = prepare(m, data, scale="absolute")
+    ...     cov = calibrate(m, data, scale="absolute").covariance.to_numpy()
+    ...     return nonlinear_parameters(m, problem, solve(m, problem), cov, dof=2)
+    >>> fit(lambda p, x: p["a"] - p["b"] * x)
+    {}
+    >>> sorted(fit(lambda p, x: p["a"] * np.exp(-p["b"] * x)))
+    ['a', 'b']
+    """
+    from scipy import stats
+
+    if dof <= 0:
+        return {}
+    x_hat = np.asarray(sol.x, dtype=float)
+    used_rows = _rows_of(problem.used_table)
+
+    def chi2(x):
+        return float(np.sum(_weighted_residuals(model, problem, problem.values_of(x / problem.scale),
+                                                used_rows) ** 2))
+
+    chi0 = chi2(x_hat)
+    if not chi0 > 0:
+        return {}
+    q = float(stats.f.ppf(level, 1, dof))
+    t = math.sqrt(q)
+    cov = np.asarray(cov, dtype=float)
+    out: dict[str, str] = {}
+    for k, name in enumerate(problem.free):
+        var = cov[k, k] if cov.shape == (len(problem.free), len(problem.free)) else math.nan
+        col = cov[:, k] if np.isfinite(var) else None
+        if not (np.isfinite(var) and var > 0) or not np.all(np.isfinite(col)):
+            out[name] = "no covariance interval (at a bound or not identifiable)"
+            continue
+        step = t * col / math.sqrt(var)
+        for sign, end in ((-1, "low"), (+1, "high")):
+            x = x_hat + sign * step
+            outside = [problem.free[j] for j in range(len(x))
+                       if x[j] < problem.lower[j] or x[j] > problem.upper[j]]
+            if outside:
+                out[name] = (f"the covariance interval's {end} end leaves the bounds of "
+                             f"{', '.join(outside)}")
+                break
+            f = (chi2(x) / chi0 - 1.0) * dof
+            if not (q / tolerance <= f <= q * tolerance):
+                out[name] = (f"F at the covariance interval's {end} end is {f:.3g}, not {q:.3g} "
+                             f"(F({level:g}; 1, {dof})): the chi-square is not quadratic there")
+                break
+    return out
+
+
+def _covariance_steps(problem: "Problem", stderr, dof: int, level: float) -> dict[str, float]:
+    """The covariance interval's half-width at ``level`` per free parameter (NaN where undefined): the first
+    step of :func:`profile_intervals`."""
+    from scipy import stats
+
+    if stderr is None or dof <= 0 or len(stderr) != len(problem.free):
+        return {}
+    t = math.sqrt(float(stats.f.ppf(level, 1, dof)))
+    return {n: t * float(se) for n, se in zip(problem.free, stderr)}
+
+
+def _with_profile_intervals(result: "CalibrationResult", model, problem: "Problem", sol: "Solution", cov, dof: int,
+                            **solve_kwargs) -> "CalibrationResult":
+    """``result`` with the 90 % profile intervals of :func:`nonlinear_parameters` in its parameter table
+    (``calibrate(intervals="auto")``)."""
+    flagged = nonlinear_parameters(model, problem, sol, cov, dof=dof)
+    if not flagged:
+        return result
+    stderr = np.sqrt(np.abs(np.diag(np.asarray(cov, dtype=float)))) if np.ndim(cov) == 2 else None
+    prof = profile_intervals(model, problem, sol, list(flagged), dof=dof, level=0.90, rtol=AUTO_PROFILE_RTOL,
+                             steps=_covariance_steps(problem, stderr, dof, 0.90), **solve_kwargs)
+    t = result.parameter_table.copy()
+    for name, reason in flagged.items():
+        row = prof.loc[name]
+        if not (math.isfinite(row["lo"]) and math.isfinite(row["hi"])):
+            t.loc[name, "note"] = "; ".join(x for x in (t.loc[name, "note"], f"{reason}; its profile interval "
+                                                        "did not close: no interval") if x)
+            continue
+        t.loc[name, ["lo90", "hi90"]] = row["lo"], row["hi"]
+        t.loc[name, "interval_method"] = "profile"
+        ends = "".join(f" ({side} end at the range bound)" for side, key in (("low", "lo"), ("high", "hi"))
+                       if row[f"{key}_at_bound"])
+        t.loc[name, "note"] = "; ".join(x for x in (t.loc[name, "note"], (
+            f"{reason}: 90 % profile interval [{row['lo']:.6g}, {row['hi']:.6g}]{ends}, {int(row['refits'])} "
+            "refits")) if x)
+    return dataclasses.replace(result, parameter_table=t)
+
+
 def _held_at(problem: "Problem", k: int, value: float, x: np.ndarray) -> "Problem":
     """``problem`` with its ``k``-th free parameter held at ``value`` (no longer free) and the others started
     from ``x`` (all free values, in their units); its prior leaves the fit (:func:`profile_intervals` adds it)."""
@@ -1387,7 +1554,7 @@ def _held_at(problem: "Problem", k: int, value: float, x: np.ndarray) -> "Proble
 
 def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof: int, level: float = 0.95,
                       rtol: float = 1e-4, max_refits: int = 80, tol: float = 1e-12, max_nfev: int | None = None,
-                      **least_squares_kwargs):
+                      steps: Mapping[str, float] | None = None, **least_squares_kwargs):
     r"""Profile-likelihood confidence intervals of free parameters, by lmfit's F-test.
 
     For each name, the parameter is held at a value :math:`v` and the others refitted, giving
@@ -1399,9 +1566,13 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
     parameter's range where the rows do not close it. For a model linear in its parameters it is
     the covariance interval with Student's t (:func:`tables`) exactly.
 
-    Each end is found by doubling a step out from the fitted value (a tenth of the value, 1 when
-    it is 0) until :math:`F` exceeds its quantile or the range ends, then bisecting until the
-    end is known to ``rtol`` of its distance from the fitted value; every refit starts from the last accepted one's solution. An end that
+    Each end is bracketed by a first step out from the fitted value (``steps[name]`` when given
+    and positive -- the covariance interval's half-width is a good one -- else a tenth of the
+    value, 1 when it is 0), widened until :math:`F` exceeds its quantile or the range ends, then
+    narrowed by false position on :math:`\sqrt{F}` (Illinois variant) until the end is known to
+    ``rtol`` of its distance from the fitted value. :math:`\sqrt F` grows in proportion to the
+    distance where the chi-square is quadratic, so a few refits find an end where bisection
+    takes a dozen. Every refit starts from the last accepted one's solution. An end that
     ``max_refits`` refits do not close is NaN.
 
     Returns
@@ -1457,6 +1628,7 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
                              refits=0, level=level))
             continue
         limit = chi0 * (1.0 + float(stats.f.ppf(level, 1, dof)) / dof)
+        root = math.sqrt(float(stats.f.ppf(level, 1, dof)))
         own = [pr for j, _, pr in problem.priors if j == k]
         refits = 0
 
@@ -1472,11 +1644,16 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
                 c += ((math.log(v) - math.log(own[0].value)) / own[0].sigma) ** 2 if v > 0 else math.inf
             return c, full
 
+        def excess(c):
+            """sqrt(F) less the quantile's root: <= 0 inside the interval, > 0 outside."""
+            return math.sqrt(max(c / chi0 - 1.0, 0.0) * dof) - root
+
         ends = {}
+        first = float((steps or {}).get(n, math.nan))
         for side, bound in ((-1, problem.lower[k]), (+1, problem.upper[k])):
-            step = abs(v0) / 10.0 if v0 != 0 else 1.0
-            inside_v, inside_x = v0, x_hat
-            outside_v, at_bound = None, False
+            step = first if math.isfinite(first) and first > 0 else (abs(v0) / 10.0 if v0 != 0 else 1.0)
+            inside_v, inside_g, inside_x = v0, -root, x_hat
+            outside_v, outside_g, at_bound = None, math.nan, False
             while refits < max_refits:
                 v = v0 + side * step
                 if (side < 0 and v <= bound) or (side > 0 and v >= bound):
@@ -1484,22 +1661,31 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
                     if c <= limit:
                         inside_v, at_bound = bound, True
                     else:
-                        outside_v = bound
+                        outside_v, outside_g = bound, excess(c)
                     break
                 c, x = chi2_at(v, inside_x)
                 if c > limit:
-                    outside_v = v
+                    outside_v, outside_g = v, excess(c)
                     break
-                inside_v, inside_x = v, x
+                inside_v, inside_g, inside_x = v, excess(c), x
                 step *= 2.0
+            kept = 0      # the Illinois variant: the end kept twice running has its excess halved
             while (outside_v is not None and refits < max_refits
                    and abs(outside_v - inside_v) > rtol * max(abs(outside_v - v0), 1e-300)):
-                mid = 0.5 * (inside_v + outside_v)
+                w = inside_g / (inside_g - outside_g) if outside_g > inside_g else 0.5
+                # stay strictly inside the bracket (a tenth of it from either end at most)
+                mid = inside_v + min(max(w, 0.1), 0.9) * (outside_v - inside_v)
                 c, x = chi2_at(mid, inside_x)
                 if c <= limit:
-                    inside_v, inside_x = mid, x
+                    inside_v, inside_g, inside_x = mid, excess(c), x
+                    kept = kept + 1 if kept > 0 else 1
+                    if kept > 1:
+                        outside_g /= 2.0
                 else:
-                    outside_v = mid
+                    outside_v, outside_g = mid, excess(c)
+                    kept = kept - 1 if kept < 0 else -1
+                    if kept < -1:
+                        inside_g /= 2.0
             if outside_v is None and not at_bound:
                 ends[side] = (math.nan, False)    # not closed within max_refits
             else:
@@ -2491,6 +2677,7 @@ def _plan_cross_validation(model, measurements, exclude, weights, groups, full, 
     if full is None:
         full = calibrate(model, measurements, exclude=exclude, weights=weights, **calibrate_kwargs)
     kw = dict(calibrate_kwargs)
+    kw["intervals"] = "covariance"   # a refit keeps only its left-out prediction: no profile refits
     # Each refit starts from the caller's initial values, never from the full-data optimum:
     # a warm start would carry the left-out number into its own "prediction" whenever the
     # remaining rows leave a parameter free (it would just keep its fitted value).

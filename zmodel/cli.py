@@ -903,7 +903,9 @@ def _calibrate_own(args, entries) -> int:
         own = (reader or read_measurements)(args.measurements)
     except ValueError as exc:
         raise UsageError(_one_line(exc)) from None
-    result = _run_reporting_warnings(cal, entry.area, measurements=own)
+    # saved: fitted as the store's own areas are (profile intervals where the covariance misleads)
+    extra = dict(intervals=registry.STORE_INTERVALS) if args.save and getattr(cal, "model", None) is not None else {}
+    result = _run_reporting_warnings(cal, entry.area, measurements=own, **extra)
     print(result.report())
     if args.save:
         origin = f"measurements: {Path(args.measurements).name}"

@@ -12,9 +12,11 @@ measurements (``zmodel calibrate AREA --measurements FILE --save FILE``).
 Per area the store keeps, for every parameter of the fit: the value, its unit, whether it
 was free in the fit (*calibrated*) or held at a declared default or a stated reading
 (*assumed*), and for a calibrated one its 90 % interval with the method that gave it
-(``covariance``: the Gauss-Newton covariance; ``profile``/``readings range``: where the
-data determine it only up to a range) and the covariance matrix of the free parameters
-when it is defined. It also keeps the catalog rows used, the code version and the date.
+(``covariance``: the Gauss-Newton covariance, drawn jointly normal; ``profile``: the
+profile-likelihood interval, where the covariance misrepresents the fit --
+:func:`zmodel.calibration.nonlinear_parameters` -- drawn by :func:`split_normal` with the
+covariance's correlation; ``readings range``: where the data determine it only up to a
+range, drawn uniformly) and the covariance matrix of the free parameters when it is defined. It also keeps the catalog rows used, the code version and the date.
 Products the fit derives from its parameters (``derived``, e.g. the IPTE stall as a
 fraction of the purge) are recorded by name so that a sampler can rebuild them. A
 readings range that holds only given assumed values of the same area (the bytes per sysfs
@@ -78,7 +80,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["FORMAT", "VERSION", "StoredParameter", "AreaParameters", "ParameterStore", "default_path", "load",
-           "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY"]
+           "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY", "split_normal"]
 
 FORMAT = "zmodel-parameters"
 VERSION = 1
@@ -220,6 +222,23 @@ def draw_around(rng: np.random.Generator, value: float, lo: float, hi: float, n:
     return np.where(below, _uniform_or_log(rng, lo, value, n), _uniform_or_log(rng, value, hi, n))
 
 
+def split_normal(value: float, lo: float, hi: float, z) -> np.ndarray:
+    """Standard normal ``z`` mapped to a value whose median is ``value`` and whose 90 % interval is ``[lo, hi]``.
+
+    Two half-normals joined at the value: ``value + z (hi - value) / z90`` above it, ``value + z
+    (value - lo) / z90`` below (``z90`` = :data:`Z90`). It is how a stored *profile* interval,
+    asymmetric where the fit's chi-square is, is drawn; the ``z`` come from the area's joint normal
+    draw, so the parameter keeps the covariance's correlation with the others (a Gaussian copula).
+
+    Examples
+    --------
+    >>> [round(float(v), 6) for v in split_normal(2.0, 1.0, 5.0, np.array([-Z90, 0.0, Z90]))]
+    [1.0, 2.0, 5.0]
+    """
+    z = np.asarray(z, dtype=float)
+    return value + np.where(z < 0, z * (value - lo), z * (hi - value)) / Z90
+
+
 def _base_seed(seed) -> int:
     """The integer every named stream of one sampling call derives from (:func:`_stream`).
 
@@ -318,7 +337,8 @@ class AreaParameters:
         names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
         out = {m: np.full(n, self.parameters[m].value) for m in self.parameters}
         joint = [m for m in self.covariance_names
-                 if self.parameters[m].calibrated and self.parameters[m].method == "covariance"]
+                 if self.parameters[m].calibrated and self.parameters[m].method in ("covariance", "profile")
+                 and (self.parameters[m].method == "covariance" or self.parameters[m].interval is not None)]
         if joint and self.covariance is not None:
             idx = [self.covariance_names.index(m) for m in joint]
             cov = np.asarray(self.covariance)[np.ix_(idx, idx)]
@@ -326,7 +346,13 @@ class AreaParameters:
             draws = _stream(base, self.area, "covariance", *joint).multivariate_normal(
                 mean, cov, size=n, method="eigh", check_valid="ignore")
             for k, m in enumerate(joint):
-                out[m] = draws[:, k]
+                p = self.parameters[m]
+                if p.method == "profile":   # the covariance's correlation, the profile's margin
+                    sd = math.sqrt(cov[k, k]) if cov[k, k] > 0 else math.nan
+                    z = (draws[:, k] - mean[k]) / sd if math.isfinite(sd) else np.zeros(n)
+                    out[m] = split_normal(p.value, p.interval[0], p.interval[1], z)
+                else:
+                    out[m] = draws[:, k]
         for m in names:
             p = self.parameters[m]
             if not p.calibrated or m in joint:
@@ -335,7 +361,9 @@ class AreaParameters:
             if p.method == "covariance" and p.interval is not None:  # no joint matrix: marginal normal
                 sd = (p.interval[1] - p.interval[0]) / (2 * Z90)
                 out[m] = own.normal(p.value, sd, size=n)
-            elif p.interval is not None:                             # a range (profile, readings)
+            elif p.method == "profile" and p.interval is not None:   # no joint matrix: its own margin
+                out[m] = split_normal(p.value, p.interval[0], p.interval[1], own.standard_normal(size=n))
+            elif p.interval is not None:                             # a range (readings)
                 out[m] = own.uniform(p.interval[0], p.interval[1], size=n)
             elif p.bounds is not None:                               # not determined: its plausible range
                 out[m] = draw_around(own, p.value, p.bounds[0], p.bounds[1], n)

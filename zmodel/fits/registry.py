@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 __all__ = ["Calibration", "CALIBRATIONS", "CalibrationUnavailable", "areas", "select", "is_available",
-           "parameter_store",
+           "parameter_store", "STORE_INTERVALS",
            "load", "available", "calibrations", "discover"]
 
 _PACKAGE = "zmodel.fits"
@@ -170,8 +170,19 @@ def calibrations(layer: str | None = None) -> list:
     return [load(e) for e in CALIBRATIONS if layer is None or e.layer == layer]
 
 
+#: the ``intervals`` option of the fits the parameter store is written from
+#: (:func:`zmodel.calibration.calibrate`): a parameter whose covariance interval misrepresents its fit
+#: is stored with its profile-likelihood interval, so that predictions draw what the rows admit (the
+#: kernel-version fit's purge: covariance 0.20 to 0.26 us, rows 0.04 to 0.30 us)
+STORE_INTERVALS = "auto"
+
+
 def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin: str = "documents"):
     """The parameter store (:class:`zmodel.store.ParameterStore`) of the catalog calibrations.
+
+    Each area is stored from its fit with ``intervals=``:data:`STORE_INTERVALS`; a given
+    result fitted otherwise is refitted so (from the documents; a planner's measurements must
+    be fitted so by the caller).
 
     Parameters
     ----------
@@ -192,7 +203,13 @@ def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin:
         cal = load(entry)
         if getattr(cal, "model", None) is None:
             continue
-        result = results[entry.area] if entry.area in results else cal.run()
+        result = results.get(entry.area)
+        if result is None or getattr(result, "intervals", "covariance") != STORE_INTERVALS:
+            if origin != "documents":
+                raise ValueError(f"parameter_store: the result of {entry.area!r} ({origin}) was fitted with "
+                                 f"intervals={getattr(result, 'intervals', None)!r}; the store needs "
+                                 f"intervals={STORE_INTERVALS!r}")
+            result = cal.run(intervals=STORE_INTERVALS)
         found[entry.area] = store.area_from_result(entry.area, result, title=entry.title, origin=origin,
                                                    derived=getattr(cal, "derived", {}))
     return store.ParameterStore(areas=found, code_version=store._version(),
