@@ -825,3 +825,53 @@ def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
     (carried,) = list(csv.DictReader(io.StringIO(out)))
     assert float(row["cpu_utilization [1]"]) == pytest.approx(float(carried["cpu_utilization [1]"]), rel=1e-12)
     assert float(row["disk_utilization [1]"]) == pytest.approx(float(carried["disk_utilization [1]"]), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- zmodel parameters
+def _shipped_store_file():
+    """The shipped store read as plain TOML (not through zmodel.store): what the command must list."""
+    import tomllib
+
+    from zmodel import store
+
+    with open(store.default_path(), "rb") as fh:
+        return tomllib.load(fh)
+
+
+def test_parameters_lists_each_stored_parameter_with_its_interval_and_method(capsys):
+    doc = _shipped_store_file()["areas"]["kernel_versions"]["parameters"]
+    code, out, err = run_main(["parameters", "kernel_versions", "--calibrated"], capsys)
+    assert code == 0 and err == ""
+    calibrated = {n: p for n, p in doc.items() if p.get("calibrated")}
+    body = [line.split() for line in out.splitlines() if line.startswith("kernel_versions ")]
+    assert sorted(row[1] for row in body) == sorted(calibrated)
+    for row in body:
+        p = calibrated[row[1]]
+        assert row[4] == "calibrated" and row[-1] == p["method"].split()[0]
+        if "interval" in p:
+            lo, hi = p["interval"]
+            assert " ".join(row[5:7]) == f"[{lo:.5g}, {hi:.5g}]"
+    assert f"{len(calibrated)} parameters in 1 area: {len(calibrated)} calibrated, 0 assumed" in out
+
+
+def test_parameters_csv_and_json_hold_every_row_of_the_store(capsys):
+    areas = _shipped_store_file()["areas"]
+    total = sum(len(a["parameters"]) for a in areas.values())
+    code, out, _ = run_main(["parameters", "--format", "csv"], capsys)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == total
+    assert list(rows[0]) == list(cli.PARAMETER_COLUMNS) + ["source"]
+    code, out, _ = run_main(["parameters", "usl", "--format", "json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and len(doc["parameters"]) == len(areas["usl"]["parameters"])
+    assumed = [r for r in doc["parameters"] if not r["calibrated"]]
+    assert assumed and all(r["lo90"] is None and r["hi90"] is None for r in assumed)   # no interval: null
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["parameters", "nonsense"], "unknown area 'nonsense' in the parameter store"),
+    (["parameters", "--parameters", "/nonexistent/store.toml"], "--parameters: /nonexistent/store.toml: parameter "
+                                                                "store not found"),
+])
+def test_parameters_usage_errors_are_one_line(capsys, argv, needle):
+    assert_one_line_error(*run_main(argv, capsys), needle)

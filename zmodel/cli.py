@@ -5,6 +5,7 @@
     zmodel plan SCENARIO.toml [--format text|csv|json] [--output FILE] [--sweep KEY=V1,V2,...]
     zmodel calibrate [AREA ...] [--list]
     zmodel validate [--format text|csv|json] [--samples N] [--seed S]
+    zmodel parameters [AREA ...] [--calibrated] [--format text|csv|json] [--parameters FILE]
     zmodel report [report options]
 
 ``plan`` reads a scenario file (TOML, the shape of ``examples/*.toml``), builds a
@@ -22,8 +23,10 @@ the validation set (published figures from outside the seed documents, never fit
 published, predicted, predicted_lo, predicted_hi, ratio`` (90 % interval from ``--samples``
 seeded parameter draws; ratio = predicted/published), then the median ``|ratio - 1|`` and the
 counts within x1.5 and x2 over the counted figures, and the figures the library cannot express
-with what is missing (CSV: the summary as ``#`` comment lines after the table). ``report`` is
-``make report`` (:func:`zmodel.report.main`).
+with what is missing (CSV: the summary as ``#`` comment lines after the table). ``parameters``
+lists the parameter store predictions start from (:mod:`zmodel.store`): per area and parameter
+the value, whether a calibration fitted it or it is assumed, and its 90 % interval with the
+method that gave it. ``report`` is ``make report`` (:func:`zmodel.report.main`).
 
 Errors in what the user gave (a missing or malformed file, an unknown key, catalog name
 or area, a negative value, a bad option, a file that cannot be read or written) print one
@@ -771,6 +774,64 @@ def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: columns of ``zmodel parameters`` (the store's :meth:`~zmodel.store.ParameterStore.table`, less the source)
+PARAMETER_COLUMNS = ("area", "name", "value", "unit", "calibrated", "lo90", "hi90", "method", "used")
+
+
+def render_parameters(table, fmt: str, *, origin: str) -> str:
+    """The ``zmodel parameters`` output of :meth:`zmodel.store.ParameterStore.table` rows (ends with a newline).
+
+    text: one line per (area, parameter), ``calibrated``/``assumed``, the 90 % interval and how it was
+    obtained, ``*`` where another area's value of the same name is the one predictions use; a
+    last line counts them. csv: the columns of :data:`PARAMETER_COLUMNS` and ``source``. json: an
+    object ``{"store", "parameters"}`` (NaN as null).
+    """
+    if fmt == "json":
+        rows = [{k: _plain(r[k]) for k in PARAMETER_COLUMNS + ("source",)} for r in table.to_dict(orient="records")]
+        return json.dumps({"store": origin, "parameters": rows}, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        return table[list(PARAMETER_COLUMNS) + ["source"]].to_csv(index=False, lineterminator="\n")
+    if fmt != "text":
+        raise UsageError(f"--format must be one of text, csv, json, got {fmt!r}")
+    head = ["area", "name", "value", "unit", "kind", "90 % interval", "method"]
+    cells = [head]
+    for r in table.to_dict(orient="records"):
+        interval = "" if not math.isfinite(r["lo90"]) else f"[{_fmt(r['lo90'])}, {_fmt(r['hi90'])}]"
+        kind = "calibrated" if r["calibrated"] else "assumed"
+        cells.append([r["area"], r["name"] + ("" if r["used"] else " *"), _fmt(r["value"]), r["unit"], kind,
+                      interval, r["method"]])
+    widths = [max(len(row[j]) for row in cells) for j in range(len(head) - 1)]
+    lines = [f"parameter store: {origin}", ""]
+    for k, row in enumerate(cells):
+        lines.append("  ".join([c.ljust(w) for c, w in zip(row[:-1], widths)] + [row[-1]]).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths + [len(head[-1])]))
+    n_cal = int(table["calibrated"].sum())
+    n_areas = table["area"].nunique()
+    lines += ["", f"{len(table)} parameters in {n_areas} area{'s' if n_areas != 1 else ''}: {n_cal} calibrated, "
+              f"{len(table) - n_cal} assumed (held at a declared default or a stated reading); "
+              "* another area's value of this name is the one predictions use"]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_parameters(args) -> int:
+    """``zmodel parameters [AREA ...]``: what the parameter store holds."""
+    store = _parameter_store(args)
+    table = store.table()
+    if args.areas:
+        unknown = [a for a in args.areas if a not in store.areas]
+        if unknown:
+            raise UsageError(f"unknown area {unknown[0]!r} in the parameter store; its areas: "
+                             f"{', '.join(store.areas) or 'none'}")
+        table = table[table["area"].isin(args.areas)]
+    if args.calibrated:
+        table = table[table["calibrated"].astype(bool)]
+    origin = str(args.parameters) if args.parameters else "the calibrated store shipped with zmodel"
+    sys.stdout.write(render_parameters(table.reset_index(drop=True), args.format, origin=origin))
+    sys.stdout.flush()
+    return 0
+
+
 def cmd_validate(args) -> int:
     from zmodel.validation import MAX_SAMPLES as MAX_DRAWS
     from zmodel.validation import validate
@@ -1030,6 +1091,18 @@ def build_parser() -> argparse.ArgumentParser:
     vsource.add_argument("--defaults", action="store_true",
                          help="predict with every parameter at its declared default (no calibration)")
 
+    par = sub.add_parser("parameters", help="list the parameter store: values, 90 %% intervals, calibrated or assumed",
+                         description="List what predictions start from: per area and parameter the value, unit, "
+                         "whether a calibration fitted it or it is assumed (a declared default or a stated "
+                         "reading), its 90 %% interval and how that was obtained (covariance; profile, where the "
+                         "fit's chi-square is far from quadratic; readings range).")
+    par.add_argument("areas", nargs="*", metavar="AREA", help="areas to list (default: all)")
+    par.add_argument("--calibrated", action="store_true", help="only the calibrated parameters")
+    par.add_argument("--format", choices=("text", "csv", "json"), default="text",
+                     help="output format (default: %(default)s); JSON writes NaN as null")
+    par.add_argument("--parameters", metavar="FILE",
+                     help="parameter store to list; default: the calibrated store shipped with zmodel")
+
     sub.add_parser("report", help="build the report, as 'make report' (options go to python -m zmodel.report)",
                    description="Run every calibration, execute the notebooks and write the HTML report "
                    "(python -m zmodel.report). Options after 'report' are passed on to it: see "
@@ -1058,6 +1131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_plan(args)
         if args.command == "validate":
             return cmd_validate(args)
+        if args.command == "parameters":
+            return cmd_parameters(args)
         return cmd_calibrate(args)
     except UsageError as exc:
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
