@@ -310,7 +310,7 @@ def test_summary_on_a_hand_made_table():
     s = validation.summary(hand_table())
     assert s == dict(total=7, expressible=6, counted=5, catalog_checks=1, inexpressible=1,
                      median_abs_error=pytest.approx(0.4, abs=1e-15), worst_abs_error=pytest.approx(2.0, abs=1e-15),
-                     within_1_5=2, within_2=4)
+                     within_1_5=2, within_2=4, with_interval=0, inside_interval=0)   # no intervals: not sampled
 
 
 def test_area_summary_on_a_hand_made_table():
@@ -322,6 +322,22 @@ def test_area_summary_on_a_hand_made_table():
     # area b: ratios 3.0, 1.25, 0.5 -> errors 2.0, 0.25, 0.5: median 0.5, worst 2.0 (val.b.x)
     assert a.loc["b", "median_abs_error"] == pytest.approx(0.5) and a.loc["b", "worst_id"] == "val.b.x"
     assert (a.loc["b", "within_1_5"], a.loc["b", "within_2"]) == (1, 2)
+
+
+def test_coverage_counts_published_values_inside_their_intervals():
+    t = hand_table().assign(
+        published=[10.0, 10.0, 1.0, 4.0, 2.0, 5.0, 1.0],
+        # inside: 10 in [9, 12], 4 on the end of [4, 6]; outside: 10 vs [5, 7], 1 vs [2, 4]; no interval: val.b.z
+        predicted_lo=[9.0, 5.0, 2.0, 4.0, math.nan, 5.0, math.nan],
+        predicted_hi=[12.0, 7.0, 4.0, 6.0, math.nan, 5.0, math.nan])
+    s = validation.summary(t)
+    assert (s["with_interval"], s["inside_interval"]) == (4, 2)   # counted rows only: the catalog check is not
+    a = validation.area_summary(t).set_index("area")
+    assert (a.loc["a", "with_interval"], a.loc["a", "inside_interval"]) == (2, 1)
+    assert (a.loc["b", "with_interval"], a.loc["b", "inside_interval"]) == (2, 1)
+    text = "\n".join(cli._validation_summary_lines(s, validation.area_summary(t)))
+    assert "published inside the 90 % interval: 2 of 4 (50 %)" in text
+    assert "  a: 2 counted" in text and "1 of 2 inside the 90 % interval" in text
 
 
 def test_summary_without_counted_figures():

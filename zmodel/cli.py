@@ -713,13 +713,19 @@ def _validation_summary_lines(summary: dict, areas) -> list[str]:
              f"{s['expressible']} expressible of {s['total']}, {s['catalog_checks']} catalog checks not counted):",
              f"  median |error| {med}; within x1.5: {s['within_1_5']}{pct(s['within_1_5'])}; "
              f"within x2: {s['within_2']}{pct(s['within_2'])}",
-             "  |error| = |predicted/published - 1|; a bound or a range end is compared with the value printed",
-             "per area (counted figures):"]
+             "  |error| = |predicted/published - 1|; a bound or a range end is compared with the value printed"]
+    if s.get("with_interval"):
+        k, m = s["inside_interval"], s["with_interval"]
+        lines.append(f"  published inside the 90 % interval: {k} of {m} ({100.0 * k / m:.0f} %); the intervals "
+                     "carry the parameters' uncertainty only, not what the model lacks")
+    lines.append("per area (counted figures):")
     for row in areas.to_dict(orient="records"):
         if row["counted"]:
+            inside = (f"; {row['inside_interval']} of {row['with_interval']} inside the 90 % interval"
+                      if row.get("with_interval") else "")
             lines.append(f"  {row['area']}: {row['counted']} counted, median |error| "
                          f"{100.0 * row['median_abs_error']:.1f} %, worst {100.0 * row['worst_abs_error']:.1f} % "
-                         f"({row['worst_id']})")
+                         f"({row['worst_id']}){inside}")
         else:
             lines.append(f"  {row['area']}: none counted ({row['figures']} figures)")
     return lines

@@ -640,6 +640,19 @@ def validate(store=None, samples: int = DEFAULT_SAMPLES, seed: int = 0, figures=
                                        "predicted_hi", "ratio", "status", "missing", "catalog_check", "how"])
 
 
+def _coverage(rows) -> dict:
+    """``with_interval`` (counted rows with a finite 90 % interval) and ``inside_interval`` (of them, those
+    whose published value lies inside it, ends included)."""
+    if not len(rows) or "predicted_lo" not in rows:
+        return dict(with_interval=0, inside_interval=0)
+    lo = rows["predicted_lo"].to_numpy(dtype=float)
+    hi = rows["predicted_hi"].to_numpy(dtype=float)
+    pub = rows["published"].to_numpy(dtype=float)
+    has = np.isfinite(lo) & np.isfinite(hi)
+    inside = has & (pub >= np.minimum(lo, hi)) & (pub <= np.maximum(lo, hi))
+    return dict(with_interval=int(has.sum()), inside_interval=int(inside.sum()))
+
+
 def _stats(ratios) -> dict:
     r = np.asarray(list(ratios), dtype=float)
     if r.size == 0:
@@ -662,24 +675,36 @@ def summary(table) -> dict:
         ``total`` (figures), ``expressible``, ``counted`` (expressible and independent),
         ``catalog_checks``, ``inexpressible``, ``median_abs_error`` (median of
         ``|ratio - 1|`` over the counted figures), ``worst_abs_error``, ``within_1_5`` and
-        ``within_2`` (counted figures with ratio in [1/1.5, 1.5] and [1/2, 2]).
+        ``within_2`` (counted figures with ratio in [1/1.5, 1.5] and [1/2, 2]), ``with_interval``
+        (counted figures with a 90 % interval: sampled, ``samples > 0``) and ``inside_interval``
+        (of them, those whose published value lies inside it). The intervals come from the
+        parameters' uncertainty alone -- the calibrated ones' spread and the assumed ones' plausible
+        ranges -- not from what the model lacks, so the second count says how far a planner's
+        interval can be trusted to hold the measurement: near 90 % only where the mechanisms are
+        right.
 
     Examples
     --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"status": ["counted", "counted", "counted", "catalog check", "inexpressible"],
-    ...                   "ratio": [1.1, 0.6, 3.0, 1.0, float("nan")]})
+    ...                   "ratio": [1.1, 0.6, 3.0, 1.0, float("nan")],
+    ...                   "published": [10.0, 10.0, 1.0, 5.0, 1.0], "predicted_lo": [9.0, 5.0, 2.0, 5.0, float("nan")],
+    ...                   "predicted_hi": [12.0, 7.0, 4.0, 5.0, float("nan")]})
     >>> s = summary(t)
     >>> s["counted"], round(s["median_abs_error"], 12), s["within_1_5"], s["within_2"]
     (3, 0.4, 1, 2)
+    >>> s["with_interval"], s["inside_interval"]      # 10 in [9, 12]; 10 not in [5, 7], 1 not in [2, 4]
+    (3, 1)
     """
     status = table["status"]
-    counted = table.loc[status == "counted", "ratio"]
+    rows = table.loc[status == "counted"]
+    counted = rows["ratio"]
     out = dict(total=int(len(table)), expressible=int((status != "inexpressible").sum()),
                counted=int(len(counted)), catalog_checks=int((status == "catalog check").sum()),
                inexpressible=int((status == "inexpressible").sum()))
     st = _stats(counted)
     out.update({k: v for k, v in st.items() if k != "count"})
+    out.update(_coverage(rows))
     return out
 
 
@@ -690,7 +715,8 @@ def area_summary(table):
     -------
     pandas.DataFrame
         Columns area, figures, counted, median_abs_error, worst_abs_error, worst_id,
-        within_1_5, within_2; one row per area of the table, in first-seen order.
+        within_1_5, within_2, with_interval, inside_interval (:func:`summary`); one row per area of
+        the table, in first-seen order.
     """
     import pandas as pd
 
@@ -704,6 +730,7 @@ def area_summary(table):
             worst = str(counted["id"].iloc[int(np.argmax(np.abs(counted["ratio"].to_numpy(dtype=float) - 1.0)))])
         rows.append(dict(area=area, figures=int(len(part)), counted=st["count"],
                          median_abs_error=st["median_abs_error"], worst_abs_error=st["worst_abs_error"],
-                         worst_id=worst, within_1_5=st["within_1_5"], within_2=st["within_2"]))
+                         worst_id=worst, within_1_5=st["within_1_5"], within_2=st["within_2"],
+                         **_coverage(counted)))
     return pd.DataFrame(rows, columns=["area", "figures", "counted", "median_abs_error", "worst_abs_error",
-                                       "worst_id", "within_1_5", "within_2"])
+                                       "worst_id", "within_1_5", "within_2", "with_interval", "inside_interval"])
