@@ -229,6 +229,7 @@ def test_text_table_shows_an_interval_in_its_value_cell_and_the_assumed_paramete
     assert lines[0].split() == ["row", "throughput", "[transactions/s]"]
     assert [ln.split(None, 1) for ln in lines[2:4]] == [["0", "100 [90, 110]"], ["1", "250.5 [200, 260]"]]
     assert lines[4].startswith("[lo, hi]: the 90 % interval")
+    assert "not what the model lacks: 'zmodel validate' shows" in lines[5]     # what the interval leaves out
     assert "assumed: a, b" in lines and not any("throughput_lo" in ln for ln in lines[:4])
     # CSV keeps every column as it is
     assert cli.render(frame, "csv").splitlines()[0].startswith("throughput [transactions/s],throughput_lo")

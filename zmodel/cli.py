@@ -501,6 +501,8 @@ def _text_table(frame) -> str:
         draws = f"the {n} parameter draws (seed {frame.attrs.get('seed')})" if n else "the parameter draws"
         lines.append(f"[lo, hi]: the {100 * INTERVAL_LEVEL:g} % interval over {draws} (columns <name>_lo, "
                      f"<name>_hi in CSV and JSON)")
+        lines.append("  it carries the parameters' uncertainty, not what the model lacks: 'zmodel validate' shows "
+                     "how often published figures fall inside theirs")
         if n and n < STABLE_SAMPLES:
             lines.append(f"  with fewer than {STABLE_SAMPLES} draws the ends move with the seed, and a prediction "
                          f"may fall outside its own interval: use --samples {2 * STABLE_SAMPLES} or more for stable ends")
