@@ -1400,8 +1400,8 @@ def readings_ranges(model, problem: "Problem", sol: "Solution", *, max_corners: 
 INTERVALS = ("covariance", "auto")
 #: how far the F statistic at an end of a covariance interval may stray from the F-test's quantile
 #: before :func:`nonlinear_parameters` takes the interval as misrepresenting the fit: a factor 1.25
-#: either way, where F grows as the square of the distance an end about 12 % of the interval's
-#: half-width away from where the linear model puts it
+#: either way (F grows as the square of the distance from the fitted value, so the true end lies
+#: about 12 % of the half-width, sqrt(1.25) - 1, from where the linear model puts it)
 LINEARITY_TOLERANCE = 1.25
 #: relative precision of the ends of the profile intervals ``intervals="auto"`` stores (of the
 #: distance from the fitted value; an interval for drawing predictions, not a published bound)
@@ -1434,7 +1434,9 @@ def nonlinear_parameters(model, problem: "Problem", sol: "Solution", cov, *, dof
       elsewhere (below the quantile the true profile, which refits the others, is lower still:
       the covariance interval is too narrow on that side).
 
-    For a model linear in its parameters nothing is flagged (:math:`F = t^2` exactly).
+    For a model linear in its parameters nothing is flagged (:math:`F = t^2` exactly). The
+    identity needs a fit without priors (with them the covariance scales the rows by
+    :math:`s^2` and the priors not); :func:`calibrate` calls this only for such fits.
 
     Returns
     -------

@@ -16,7 +16,8 @@ was free in the fit (*calibrated*) or held at a declared default or a stated rea
 profile-likelihood interval, where the covariance misrepresents the fit --
 :func:`zmodel.calibration.nonlinear_parameters` -- drawn by :func:`split_normal` with the
 covariance's correlation; ``readings range``: where the data determine it only up to a
-range, drawn uniformly) and the covariance matrix of the free parameters when it is defined. It also keeps the catalog rows used, the code version and the date.
+range, drawn uniformly) and the covariance matrix of the free parameters when it is defined.
+It also keeps the catalog rows used, the code version and the date.
 Products the fit derives from its parameters (``derived``, e.g. the IPTE stall as a
 fraction of the purge) are recorded by name so that a sampler can rebuild them. A
 readings range that holds only given assumed values of the same area (the bytes per sysfs
@@ -349,7 +350,8 @@ class AreaParameters:
                 p = self.parameters[m]
                 if p.method == "profile":   # the covariance's correlation, the profile's margin
                     sd = math.sqrt(cov[k, k]) if cov[k, k] > 0 else math.nan
-                    z = (draws[:, k] - mean[k]) / sd if math.isfinite(sd) else np.zeros(n)
+                    z = ((draws[:, k] - mean[k]) / sd if math.isfinite(sd)   # no variance: a margin of its own
+                         else _stream(base, self.area, m).standard_normal(size=n))
                     out[m] = split_normal(p.value, p.interval[0], p.interval[1], z)
                 else:
                     out[m] = draws[:, k]
