@@ -122,7 +122,9 @@ until a restart signal, NPTL in a futex wait), and each wait is two context swit
 SPECjAppServer's 10 synchronisations per transaction add 20 switches to its 4 and SPECjbb2000's 10 add
 20 to its timeslice ends (:attr:`~zmodel.kernel.versions.WorkloadProfile.context_switches`, composed
 since 2026-11-28). Until then they cost CPU but no switch, and the rows put the whole product of
-switches and hold on a few switches. With the waits the fitted hold is 2.6 us (95 % 0.2 to 4.9), the
+switches and hold on a few switches. With the waits the fitted hold is 2.6 us (95 % 0.2 to 4.9 from the
+covariance; the rows' own profile, 0 to 4.0, and 0 to 3.8 at 90 % is what the parameter store holds
+and predictions draw: the chi-square is far from quadratic below the fitted value), the
 lockmeter's 3.7 us within its interval, and SPECjbb2000's gain grows from 4 to 8 CPUs as measured (6.0
 / 10.3 % for 6 / 8); leave-one-benchmark-out moves from 50.5 to 52.4 % (SPECjAppServer left out: 84 to
 26 %, SPECjbb2000 28 to 23 %, SPECweb99 5 to 44 %: with the hold small its 4- to 8-way growth rests on
