@@ -941,9 +941,10 @@ def _profile_lines(result) -> list[str]:
     level = float(t["level"].iloc[0])
     lines = [f"[[Profile intervals]] ({100 * level:g} %, F-test of the refit with the parameter held; beside "
              f"the covariance interval of [[Parameters]])"]
+    def end(v, at_bound):
+        return "not closed" if not math.isfinite(v) else f"{v:.6g}" + (" (range bound)" if at_bound else "")
+
     for name, row in t.iterrows():
-        def end(v, at_bound):
-            return "not closed" if not math.isfinite(v) else f"{v:.6g}" + (" (range bound)" if at_bound else "")
         lines.append(f"    {name}: {row['value']:.6g} in [{end(row['lo'], row['lo_at_bound'])}, "
                      f"{end(row['hi'], row['hi_at_bound'])}] ({int(row['refits'])} refits)")
     return lines
@@ -1263,7 +1264,7 @@ def calibrate(model, measurements, exclude: Iterable[str] = (), weights=None, *,
         profiles = profile_intervals(model, problem, sol, profile, dof=dof, tol=tol, max_nfev=max_nfev,
                                      steps=_covariance_steps(problem, stderr, dof, 0.95), **least_squares_kwargs)
     if intervals == "auto" and dof > 0 and problem.free and not problem.priors:
-        out = _with_profile_intervals(out, model, problem, sol, cov, dof, tol=tol, max_nfev=max_nfev,
+        out = _with_profile_intervals(out, model, problem, sol, cov, stderr, dof, tol=tol, max_nfev=max_nfev,
                                       **least_squares_kwargs)
     return dataclasses.replace(out, n_priors=n_priors, prior_chisqr=prior_chisqr,
                                priors=prior_table(problem.init, problem.priors, sol.x), multistart=multistart,
@@ -1467,23 +1468,18 @@ def nonlinear_parameters(model, problem: "Problem", sol: "Solution", cov, *, dof
     if dof <= 0:
         return {}
     x_hat = np.asarray(sol.x, dtype=float)
-    used_rows = _rows_of(problem.used_table)
-
-    def chi2(x):
-        return float(np.sum(_weighted_residuals(model, problem, problem.values_of(x / problem.scale),
-                                                used_rows) ** 2))
-
-    chi0 = chi2(x_hat)
+    chi0 = _chi2(model, problem, x_hat)
     if not chi0 > 0:
         return {}
     q = float(stats.f.ppf(level, 1, dof))
     t = math.sqrt(q)
     cov = np.asarray(cov, dtype=float)
+    if cov.shape != (len(problem.free), len(problem.free)):
+        cov = np.full((len(problem.free), len(problem.free)), math.nan)
     out: dict[str, str] = {}
     for k, name in enumerate(problem.free):
-        var = cov[k, k] if cov.shape == (len(problem.free), len(problem.free)) else math.nan
-        col = cov[:, k] if np.isfinite(var) else None
-        if not (np.isfinite(var) and var > 0) or not np.all(np.isfinite(col)):
+        var, col = cov[k, k], cov[:, k]
+        if not (np.isfinite(var) and var > 0 and np.all(np.isfinite(col))):
             out[name] = "no covariance interval (at a bound or not identifiable)"
             continue
         step = t * col / math.sqrt(var)
@@ -1495,7 +1491,7 @@ def nonlinear_parameters(model, problem: "Problem", sol: "Solution", cov, *, dof
                 out[name] = (f"the covariance interval's {end} end leaves the bounds of "
                              f"{', '.join(outside)}")
                 break
-            f = (chi2(x) / chi0 - 1.0) * dof
+            f = (_chi2(model, problem, x) / chi0 - 1.0) * dof
             if not (q / tolerance <= f <= q * tolerance):
                 out[name] = (f"F at the covariance interval's {end} end is {f:.3g}, not {q:.3g} "
                              f"(F({level:g}; 1, {dof})): the chi-square is not quadratic there")
@@ -1514,14 +1510,13 @@ def _covariance_steps(problem: "Problem", stderr, dof: int, level: float) -> dic
     return {n: t * float(se) for n, se in zip(problem.free, stderr)}
 
 
-def _with_profile_intervals(result: "CalibrationResult", model, problem: "Problem", sol: "Solution", cov, dof: int,
-                            **solve_kwargs) -> "CalibrationResult":
+def _with_profile_intervals(result: "CalibrationResult", model, problem: "Problem", sol: "Solution", cov, stderr,
+                            dof: int, **solve_kwargs) -> "CalibrationResult":
     """``result`` with the 90 % profile intervals of :func:`nonlinear_parameters` in its parameter table
     (``calibrate(intervals="auto")``)."""
     flagged = nonlinear_parameters(model, problem, sol, cov, dof=dof)
     if not flagged:
         return result
-    stderr = np.sqrt(np.abs(np.diag(np.asarray(cov, dtype=float)))) if np.ndim(cov) == 2 else None
     prof = profile_intervals(model, problem, sol, list(flagged), dof=dof, level=0.90, rtol=AUTO_PROFILE_RTOL,
                              steps=_covariance_steps(problem, stderr, dof, 0.90), **solve_kwargs)
     t = result.parameter_table.copy()
@@ -1619,8 +1614,9 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
             raise ValueError(f"profile names {n!r}, which is not a free parameter of this fit "
                              f"(free: {', '.join(problem.free) or 'none'})")
     x_hat = np.asarray(sol.x, dtype=float)
-    chi0 = float(np.sum(_weighted_residuals(model, problem, problem.values_of(x_hat / problem.scale),
-                                            _rows_of(problem.used_table)) ** 2))
+    chi0 = _chi2(model, problem, x_hat)
+    root = math.sqrt(float(stats.f.ppf(level, 1, dof))) if dof > 0 else math.nan   # sqrt of the F quantile
+    limit = chi0 * (1.0 + root ** 2 / dof) if dof > 0 else math.nan                 # the chi-square it allows
     rows = []
     for n in names:
         k = problem.free.index(n)
@@ -1629,8 +1625,6 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
             rows.append(dict(name=n, value=v0, lo=math.nan, hi=math.nan, lo_at_bound=False, hi_at_bound=False,
                              refits=0, level=level))
             continue
-        limit = chi0 * (1.0 + float(stats.f.ppf(level, 1, dof)) / dof)
-        root = math.sqrt(float(stats.f.ppf(level, 1, dof)))
         own = [pr for j, _, pr in problem.priors if j == k]
         refits = 0
 
@@ -1640,8 +1634,7 @@ def profile_intervals(model, problem: "Problem", sol: "Solution", names, *, dof:
             s = solve(model, held, tol=tol, max_nfev=max_nfev, **least_squares_kwargs)
             refits += 1
             full = np.insert(np.asarray(s.x, dtype=float), k, v)
-            c = 2.0 * s.cost if math.isfinite(s.cost) else float(np.sum(_weighted_residuals(
-                model, held, held.values_of(held.x0 / held.scale), _rows_of(held.used_table)) ** 2))
+            c = 2.0 * s.cost if math.isfinite(s.cost) else _chi2(model, held, held.x0)
             if own:
                 c += ((math.log(v) - math.log(own[0].value)) / own[0].sigma) ** 2 if v > 0 else math.inf
             return c, full
@@ -1931,6 +1924,12 @@ class Solution:
     message: str
     prior_jacobian: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
     cost: float = math.nan   # 0.5 * sum of squared weighted residuals (priors included) at x; NaN: not optimised
+
+
+def _chi2(model, problem: "Problem", x) -> float:
+    """The sum :func:`solve` minimises (used rows and priors) at the free values ``x`` (in their units)."""
+    values = problem.values_of(np.asarray(x, dtype=float) / problem.scale)
+    return float(np.sum(_weighted_residuals(model, problem, values, _rows_of(problem.used_table)) ** 2))
 
 
 def _weighted_residuals(model, problem: Problem, values, used_rows) -> np.ndarray:

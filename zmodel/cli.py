@@ -782,7 +782,8 @@ def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: columns of ``zmodel parameters`` (the store's :meth:`~zmodel.store.ParameterStore.table`, less the source)
+#: columns of ``zmodel parameters`` (the store's :meth:`~zmodel.store.ParameterStore.table`); CSV and JSON add
+#: its ``source``, the text table shows them as value, kind, 90 % interval and method
 PARAMETER_COLUMNS = ("area", "name", "value", "unit", "calibrated", "lo90", "hi90", "method", "used")
 
 

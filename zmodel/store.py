@@ -337,9 +337,10 @@ class AreaParameters:
         base = _base_seed(rng)
         names = list(self.parameters) if names is None else [m for m in names if m in self.parameters]
         out = {m: np.full(n, self.parameters[m].value) for m in self.parameters}
-        joint = [m for m in self.covariance_names
-                 if self.parameters[m].calibrated and self.parameters[m].method in ("covariance", "profile")
-                 and (self.parameters[m].method == "covariance" or self.parameters[m].interval is not None)]
+        def in_joint(p):   # drawn from the joint normal: a covariance interval, or a profile one's copula
+            return p.calibrated and (p.method == "covariance" or (p.method == "profile" and p.interval is not None))
+
+        joint = [m for m in self.covariance_names if in_joint(self.parameters[m])]
         if joint and self.covariance is not None:
             idx = [self.covariance_names.index(m) for m in joint]
             cov = np.asarray(self.covariance)[np.ix_(idx, idx)]
