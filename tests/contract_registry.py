@@ -633,6 +633,9 @@ EXEMPT = {
                                "tests/test_uncertainty.py",
     "scenario.Scenario.sampled": "the draws' predictions stacked (an array for Scenario.predict's intervals); "
                                  "covered through predict(samples=) in tests/test_uncertainty.py",
+    "scenario.Scenario.headline": "the name of an output column (text), no numeric input",
+    "scenario.Scenario.model_error": "the store's ModelError of the composition's area (a record, not a model "
+                                     "result); its use is tested in tests/test_uncertainty.py",
     "scenario.Scenario.sensitivity": "a tornado table over the used parameters (a DataFrame of named rows); tested "
                                      "by hand in tests/test_uncertainty.py",
     "versions.calibrated_costs": "reads the parameter store: no numeric input",

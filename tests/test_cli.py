@@ -235,6 +235,18 @@ def test_text_table_shows_an_interval_in_its_value_cell_and_the_assumed_paramete
     assert cli.render(frame, "csv").splitlines()[0].startswith("throughput [transactions/s],throughput_lo")
 
 
+def test_text_table_shows_the_prediction_interval_after_the_parameters_one():
+    frame = pd.DataFrame({"throughput": [100.0], "throughput_lo": [90.0], "throughput_hi": [110.0],
+                          "throughput_prediction_lo": [60.0], "throughput_prediction_hi": [170.0]})
+    frame.attrs.update(samples=200, seed=0, model_error="kernel_versions: leave-one-benchmark-out, 15 rows")
+    lines = cli.render(frame, "text").splitlines()
+    assert lines[2].split(None, 1) == ["0", "100 [90, 110] (60 to 170)"]
+    assert any(ln.startswith("(lo to hi): the 90 % prediction interval of throughput") and
+               "kernel_versions: leave-one-benchmark-out, 15 rows" in ln for ln in lines)
+    assert cli.render(frame, "csv").splitlines()[0].endswith(
+        "throughput_prediction_lo [1/s],throughput_prediction_hi [1/s]")     # the throughput's unit
+
+
 def test_text_table_says_how_many_draws_and_warns_below_a_hundred():
     # the 5 % end of n draws is about their 0.05 n-th smallest: fewer than 100 draws put it on fewer than five
     frame = pd.DataFrame({"throughput": [100.0], "throughput_lo": [90.0], "throughput_hi": [110.0]})
@@ -853,6 +865,22 @@ def test_parameters_lists_each_stored_parameter_with_its_interval_and_method(cap
             lo, hi = p["interval"]
             assert " ".join(row[5:7]) == f"[{lo:.5g}, {hi:.5g}]"
     assert f"{len(calibrated)} parameters in 1 area: {len(calibrated)} calibrated, 0 assumed" in out
+
+
+def test_parameters_show_each_fits_out_of_sample_error(capsys):
+    from scipy import stats
+
+    e = _shipped_store_file()["areas"]["kernel_versions"]["model_error"]       # the TOML, read directly
+    n = len(e["log_errors"])
+    rms = math.sqrt(sum(v * v for v in e["log_errors"]) / n)
+    factor = math.exp(stats.t.ppf(0.95, n) * rms)                             # Student's t, n degrees of freedom
+    code, out, _ = run_main(["parameters", "kernel_versions"], capsys)
+    assert code == 0
+    assert (f"  kernel_versions: leave-one-benchmark-out, {n} rows, root mean square {rms:.3g} in the logarithm: "
+            f"90 % within a factor {factor:.3g}") in out.splitlines()
+    code, out, _ = run_main(["parameters", "kernel_versions", "--format", "json"], capsys)
+    (doc,) = json.loads(out)["model_errors"]
+    assert doc["ids"] == e["ids"] and doc["factor_90"] == pytest.approx(factor, rel=1e-12)
 
 
 def test_parameters_csv_and_json_hold_every_row_of_the_store(capsys):

@@ -533,14 +533,18 @@ def test_front_page_validation_summary_fragment():
     assert "<td>a</td><td>3</td><td>2</td><td>25.0 %</td><td>40.0 %</td><td>val.a.y</td>" in page
     assert "<td>b</td><td>4</td><td>3</td><td>50.0 %</td><td>200.0 %</td><td>val.b.x</td>" in page
     assert "<code>val.b.n</code>: no &lt;fairness&gt; model" in page       # inexpressible, escaped
-    assert "inside the prediction's 90 % interval" not in text                 # no intervals in this table
+    assert "inside the 90 % prediction interval" not in text                   # no intervals in this table
     with_intervals = _validation_table().assign(published=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
                                                 predicted_lo=[0.9, 1.1, 0.5, 2.0, 0.8, 1.0, math.nan],
-                                                predicted_hi=[1.2, 1.3, 2.0, 3.0, 1.0, 1.0, math.nan])
+                                                predicted_hi=[1.2, 1.3, 2.0, 3.0, 1.0, 1.0, math.nan],
+                                                parameter_lo=[1.0, 1.2, 0.9, 2.5, 0.85, 1.0, math.nan],
+                                                parameter_hi=[1.1, 1.25, 1.1, 2.6, 0.9, 1.0, math.nan])
     text = " ".join(report.validation_section(with_intervals).split())
-    # counted: 1 in [0.9, 1.2], [0.5, 2] and [0.8, 1.0] (its end); not in [1.1, 1.3], [2, 3] -> 3 of 5
-    assert "Published value inside the prediction's 90 % interval: 3 of 5." in text
-    assert "<td>1 of 2</td></tr>" in text and "<td>2 of 3</td></tr>" in text     # areas a and b
+    # counted: 1 in [0.9, 1.2], [0.5, 2] and [0.8, 1.0] (its end); not in [1.1, 1.3], [2, 3] -> 3 of 5;
+    # the parameters' intervals: 1 in [1.0, 1.1] and [0.9, 1.1] only -> 2 of 5 (one in a, one in b)
+    assert "Published value inside the 90 % prediction interval: 3 of 5; inside the parameters' interval " \
+           "alone: 2 of 5." in text
+    assert "<td>1 of 2 (1)</td></tr>" in text and "<td>2 of 3 (1)</td></tr>" in text     # areas a and b
 
 
 def test_front_page_validation_placeholder_and_notebook_list():

@@ -162,3 +162,48 @@ def test_sysfs_memory_interval_keeps_the_paper_reading():
     lo, hi, point = (float(df[c].iloc[0]) for c in ("memory_overhead_lo", "memory_overhead_hi", "memory_overhead"))
     assert 3000 * 10485.76 * (1 - 1e-9) <= lo <= point <= hi <= 3000 * 20971.52 * (1 + 1e-9)
     assert point == pytest.approx(3000 * 10 * 1500.0, rel=1e-12)   # the stored point: 10 files x 1500 B
+
+
+# --------------------------------------------------------------------------- the composed model's error
+ERRORS = (0.3, -0.4)   # left-out log errors of the composition's fit: s = sqrt((0.09 + 0.16) / 2)
+
+
+def _store_with_error():
+    d = {"areas": {"kernel_versions": {"parameters": {
+        "runqueue_hold": {"value": 4e-5, "unit": "s", "calibrated": True, "interval": [A, B],
+                          "method": "readings range", "bounds": [0.0, 1e-4]}},
+        "model_error": {"method": "leave-one-benchmark-out", "ids": ["doc.a", "doc.b"], "log_errors": list(ERRORS)}}}}
+    return store.ParameterStore.from_dict(d)
+
+
+def test_prediction_interval_adds_the_composed_models_error():
+    from scipy import integrate, stats
+
+    n = 2000
+    df = Scenario.from_dict(SPECJBB, parameters=_store_with_error()).predict(samples=n, seed=5, vary_assumed=False)
+    s = math.sqrt((0.09 + 0.16) / 2)
+
+    def cdf(q):   # P(X(h) exp(s T) <= q): h uniform on [A, B], T Student's t with 2 degrees of freedom
+        return integrate.quad(lambda h: stats.t.cdf(math.log(q / _x(h)) / s, 2), A, B)[0] / (B - A)
+
+    # a sampled 5 % (95 %) point sits where the true CDF is 0.05 (0.95) to within 5 binomial sd
+    tol = 5 * math.sqrt(0.05 * 0.95 / n)
+    assert abs(cdf(df["throughput_prediction_lo"].iloc[0]) - 0.05) < tol
+    assert abs(cdf(df["throughput_prediction_hi"].iloc[0]) - 0.95) < tol
+    # the parameters' interval is the draws' alone, as without an error
+    plain = Scenario.from_dict(SPECJBB, parameters=_store()).predict(samples=n, seed=5, vary_assumed=False)
+    assert df["throughput_lo"].iloc[0] == plain["throughput_lo"].iloc[0]
+    assert "throughput_prediction_lo" not in plain and "model_error" not in plain.attrs
+    assert df.attrs["model_error"].startswith("kernel_versions: leave-one-benchmark-out, 2 rows")
+
+
+def test_an_open_load_gets_the_prediction_interval_of_its_response_time():
+    sc = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 2, "storage_server": "DS8300",
+                                          "channel": "FICON-4G", "channels": 4},
+                             "kernel": {"version": "2.6.10"},
+                             "workload": {"kind": "random_read", "io_rate": 1000.0, "block_size": 4096}},
+                            parameters=_store_with_error())
+    assert sc.headline() == "response_time"
+    df = sc.predict(samples=40, seed=0)
+    assert {"response_time_prediction_lo", "response_time_prediction_hi"} <= set(df.columns)
+    assert "throughput_prediction_lo" not in df

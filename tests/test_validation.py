@@ -310,7 +310,8 @@ def test_summary_on_a_hand_made_table():
     s = validation.summary(hand_table())
     assert s == dict(total=7, expressible=6, counted=5, catalog_checks=1, inexpressible=1,
                      median_abs_error=pytest.approx(0.4, abs=1e-15), worst_abs_error=pytest.approx(2.0, abs=1e-15),
-                     within_1_5=2, within_2=4, with_interval=0, inside_interval=0)   # no intervals: not sampled
+                     within_1_5=2, within_2=4, with_interval=0, inside_interval=0,   # no intervals: not sampled
+                     with_parameter_interval=0, inside_parameter_interval=0)
 
 
 def test_area_summary_on_a_hand_made_table():
@@ -329,15 +330,21 @@ def test_coverage_counts_published_values_inside_their_intervals():
         published=[10.0, 10.0, 1.0, 4.0, 2.0, 5.0, 1.0],
         # inside: 10 in [9, 12], 4 on the end of [4, 6]; outside: 10 vs [5, 7], 1 vs [2, 4]; no interval: val.b.z
         predicted_lo=[9.0, 5.0, 2.0, 4.0, math.nan, 5.0, math.nan],
-        predicted_hi=[12.0, 7.0, 4.0, 6.0, math.nan, 5.0, math.nan])
+        predicted_hi=[12.0, 7.0, 4.0, 6.0, math.nan, 5.0, math.nan],
+        # the parameters' intervals, narrower: only 4 on the end of [4, 4.5] holds its published value
+        parameter_lo=[9.5, 6.0, 2.5, 4.0, math.nan, 5.0, math.nan],
+        parameter_hi=[9.9, 6.5, 3.0, 4.5, math.nan, 5.0, math.nan])
     s = validation.summary(t)
     assert (s["with_interval"], s["inside_interval"]) == (4, 2)   # counted rows only: the catalog check is not
+    assert (s["with_parameter_interval"], s["inside_parameter_interval"]) == (4, 1)
     a = validation.area_summary(t).set_index("area")
     assert (a.loc["a", "with_interval"], a.loc["a", "inside_interval"]) == (2, 1)
     assert (a.loc["b", "with_interval"], a.loc["b", "inside_interval"]) == (2, 1)
+    assert (a.loc["a", "inside_parameter_interval"], a.loc["b", "inside_parameter_interval"]) == (0, 1)
     text = "\n".join(cli._validation_summary_lines(s, validation.area_summary(t)))
-    assert "published inside the 90 % interval: 2 of 4 (50 %)" in text
-    assert "  a: 2 counted" in text and "1 of 2 inside the 90 % interval" in text
+    assert "published inside the 90 % prediction interval: 2 of 4 (50 %)" in text
+    assert "inside the parameters' interval alone: 1 of 4" in text
+    assert "  a: 2 counted" in text and "1 of 2 inside the 90 % prediction interval (0 inside the parameters')" in text
 
 
 def test_summary_without_counted_figures():
@@ -350,8 +357,8 @@ def test_cli_text(capsys):
     code, out, err = run_main(["validate", "--samples", "0"], capsys)
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[2].split() == ["id", "area", "published", "predicted", "predicted_lo", "predicted_hi", "ratio",
-                                "unit", "status"]
+    assert lines[3].split() == ["id", "area", "published", "predicted", "predicted_lo", "predicted_hi", "ratio",
+                                "unit", "status", "model_error"]
     assert any(line.startswith("val.storage.ess800-turbo-seq-read-mbps") for line in lines)
     assert re.search(r"median \|error\| [\d.]+ %; within x1\.5: \d+ \(\d+ %\); within x2: \d+", out)
     assert "inexpressible figures (" in out and "val.pav.bs2000-random25-1ch-3tasks-0alias-iops: " in out
@@ -361,7 +368,8 @@ def test_cli_csv_and_json_agree(capsys, table):
     code, out, _ = run_main(["validate", "--samples", "0", "--format", "csv"], capsys)
     assert code == 0
     frame = pd.read_csv(io.StringIO(out), comment="#")
-    assert list(frame.columns) == list(cli.VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing"]
+    assert list(frame.columns) == (list(cli.VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing"]
+                                   + ["parameter_lo", "parameter_hi", "model_error"])
     assert len(frame) == len(table) and frame["id"].tolist() == table["id"].tolist()
     assert np.allclose(frame["ratio"], table["ratio"], equal_nan=True, rtol=1e-12)
     assert [line for line in out.splitlines() if line.startswith("#")][1].startswith("# summary over the")

@@ -98,6 +98,7 @@ __all__ = [
     "calibrate",
     "cross_validate",
     "cross_validate_many",
+    "out_of_sample_log_errors",
     "MultiStart",
     "solve_multistart",
     "starting_points",
@@ -2746,6 +2747,66 @@ def _plan_cross_validation(model, measurements, exclude, weights, groups, full, 
         return bool(loo.success), fold, (name, setting)
 
     return len(jobs), refit
+
+
+#: kinds whose left-out error :func:`out_of_sample_log_errors` reads as ln(predicted / measured): positive
+#: quantities (a percent change is read on its growth factor instead)
+_LOG_KINDS = ("absolute", "percent", "count", "ratio")
+
+
+def out_of_sample_log_errors(cv):
+    r"""The left-out errors of a cross-validation table on a log scale: what the model misses out of sample.
+
+    Each value row of a :func:`cross_validate` table gives
+    :math:`e = \ln(p_\text{loo} / m)` -- for a percent change on its growth factor,
+    :math:`e = \ln\big((1 + p_\text{loo}/100) / (1 + m/100)\big)`, the relative error of the
+    quantity after the change over before (the scale :func:`calibrate` fits it on). A bound or
+    an interval is satisfied or violated, not a value, and has no error here. Every value row
+    counts, the unpredictable ones included (their left-out value rests on a declared start:
+    that is what the model predicts where no other row speaks): what a model cannot predict is
+    reported, not excluded. A row whose prediction or measurement has no logarithm (a quantity at
+    or below zero, a change at or below -100 %) is listed in ``attrs["skipped"]``.
+
+    Parameters
+    ----------
+    cv : pandas.DataFrame
+        A table of :func:`cross_validate` (columns id, kind, measured, predicted_loo,
+        percent_error_loo).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns id, kind, measured, predicted_loo, log_error; ``attrs["skipped"]`` lists the ids
+        without a logarithm.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cv = pd.DataFrame({"id": ["a", "b", "c"], "kind": ["ratio", "percent_change", "upper_bound"],
+    ...                    "measured": [2.0, 10.0, 5.0], "predicted_loo": [2.5, 32.0, 9.0],
+    ...                    "percent_error_loo": [25.0, 220.0, float("nan")]})
+    >>> e = out_of_sample_log_errors(cv)
+    >>> [round(x, 6) for x in e["log_error"]]      # ln(2.5/2), ln(1.32/1.10) = ln 1.2
+    [0.223144, 0.182322]
+    """
+    import pandas as pd
+
+    rows, skipped = [], []
+    for r in cv.to_dict(orient="records"):
+        kind, m, p = r["kind"], float(r["measured"]), float(r["predicted_loo"])
+        if kind == "percent_change":
+            a, b = 1.0 + p / 100.0, 1.0 + m / 100.0
+        elif kind in _LOG_KINDS:
+            a, b = p, m
+        else:   # a bound, an interval, a configuration echo: no value to miss
+            continue
+        if not (a > 0.0 and b > 0.0 and math.isfinite(a) and math.isfinite(b)):
+            skipped.append(r["id"])
+            continue
+        rows.append(dict(id=r["id"], kind=kind, measured=m, predicted_loo=p, log_error=math.log(a / b)))
+    out = pd.DataFrame(rows, columns=["id", "kind", "measured", "predicted_loo", "log_error"])
+    out.attrs["skipped"] = skipped
+    return out
 
 
 def _cross_validation_table(results, refits: int):

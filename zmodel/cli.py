@@ -114,8 +114,13 @@ RESULT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_uti
 UNITS = {"throughput": "1/s", "response_time": "s", "cpu_utilization": "1", "channel_utilization": "1",
          "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes"}
 
-#: per-figure columns of ``zmodel validate`` (text shows them; CSV and JSON add status and missing)
+#: per-figure columns of ``zmodel validate`` (text shows them; CSV and JSON add status and missing):
+#: predicted_lo/hi is the 90 % prediction interval (the parameters' draws and the fits' out-of-sample
+#: error, zmodel.validation.error_areas)
 VALIDATION_COLUMNS = ("id", "area", "published", "predicted", "predicted_lo", "predicted_hi", "ratio")
+#: what CSV and JSON add after the status: the parameters' 90 % interval alone and the fits whose
+#: out-of-sample error the prediction interval carries (space-separated; empty: none)
+VALIDATION_INTERVAL_COLUMNS = ("parameter_lo", "parameter_hi", "model_error")
 
 _INT = re.compile(r"[+-]?\d+\Z")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?\Z")
@@ -444,10 +449,14 @@ def _throughput_unit(frame) -> str:
 
 
 def _units(frame) -> dict:
-    """Column -> unit; an interval end (``<name>_lo``, ``<name>_hi``) has the unit of ``<name>``."""
+    """Column -> unit; an interval end (``<name>_lo``, ``<name>_hi``, ``<name>_prediction_lo``,
+    ``<name>_prediction_hi``) has the unit of ``<name>``."""
     def base(c):
         c = str(c)
-        return c[:-3] if c.endswith(("_lo", "_hi")) and c[:-3] in UNITS else c
+        for suffix in ("_prediction_lo", "_prediction_hi", "_lo", "_hi"):
+            if c.endswith(suffix) and c[:-len(suffix)] in UNITS:
+                return c[:-len(suffix)]
+        return c
 
     units = {c: UNITS[base(c)] for c in frame.columns if base(c) in UNITS}
     for c in units:
@@ -470,7 +479,9 @@ def _text_table(frame) -> str:
     """
     long_columns = ("features", "parameters", "model", "assumed")
     ranged = [c for c in frame.columns if f"{c}_lo" in frame.columns and f"{c}_hi" in frame.columns]
+    predicted = [c for c in ranged if f"{c}_prediction_lo" in frame.columns and f"{c}_prediction_hi" in frame.columns]
     bounds = {f"{c}_{end}" for c in ranged for end in ("lo", "hi")}
+    bounds |= {f"{c}_prediction_{end}" for c in predicted for end in ("lo", "hi")}
     shown = [c for c in frame.columns if c not in long_columns and c not in bounds]
     if "saturated" in shown and not frame["saturated"].astype(str).str.len().gt(0).any():
         shown.remove("saturated")
@@ -487,6 +498,9 @@ def _text_table(frame) -> str:
         if c in ranged:
             lo, hi = (fmt(_plain_text(frame[f"{c}_{end}"].iloc[i])) for end in ("lo", "hi"))
             text += f" [{lo}, {hi}]"
+        if c in predicted:
+            lo, hi = (fmt(_plain_text(frame[f"{c}_prediction_{end}"].iloc[i])) for end in ("lo", "hi"))
+            text += f" ({lo} to {hi})"
         return text
 
     cells = [["row"] + [headers[c] for c in shown]] + [[str(i)] + [cell(c, i) for c in shown]
@@ -503,6 +517,11 @@ def _text_table(frame) -> str:
                      f"<name>_hi in CSV and JSON)")
         lines.append("  it carries the parameters' uncertainty, not what the model lacks: 'zmodel validate' shows "
                      "how often published figures fall inside theirs")
+        if predicted:
+            lines.append(f"(lo to hi): the {100 * INTERVAL_LEVEL:g} % prediction interval of {', '.join(predicted)}: "
+                         "the draws with the composed model's out-of-sample error added "
+                         f"({frame.attrs.get('model_error', 'the store')}; columns <name>_prediction_lo, "
+                         "<name>_prediction_hi): what the model missed on the documents' benchmarks left out")
         if n and n < STABLE_SAMPLES:
             lines.append(f"  with fewer than {STABLE_SAMPLES} draws the ends move with the seed, and a prediction "
                          f"may fall outside its own interval: use --samples {2 * STABLE_SAMPLES} or more for stable ends")
@@ -718,12 +737,14 @@ def _validation_summary_lines(summary: dict, areas) -> list[str]:
              "  |error| = |predicted/published - 1|; a bound or a range end is compared with the value printed"]
     if s.get("with_interval"):
         k, m = s["inside_interval"], s["with_interval"]
-        lines.append(f"  published inside the 90 % interval: {k} of {m} ({100.0 * k / m:.0f} %); the intervals "
-                     "carry the parameters' uncertainty only, not what the model lacks")
+        kp, mp = s.get("inside_parameter_interval", 0), s.get("with_parameter_interval", 0)
+        lines.append(f"  published inside the 90 % prediction interval: {k} of {m} ({100.0 * k / m:.0f} %); "
+                     f"inside the parameters' interval alone: {kp} of {mp} (it leaves out what the model lacks)")
     lines.append("per area (counted figures):")
     for row in areas.to_dict(orient="records"):
         if row["counted"]:
-            inside = (f"; {row['inside_interval']} of {row['with_interval']} inside the 90 % interval"
+            inside = (f"; {row['inside_interval']} of {row['with_interval']} inside the 90 % prediction interval "
+                      f"({row.get('inside_parameter_interval', 0)} inside the parameters')"
                       if row.get("with_interval") else "")
             lines.append(f"  {row['area']}: {row['counted']} counted, median |error| "
                          f"{100.0 * row['median_abs_error']:.1f} %, worst {100.0 * row['worst_abs_error']:.1f} % "
@@ -733,12 +754,17 @@ def _validation_summary_lines(summary: dict, areas) -> list[str]:
     return lines
 
 
+_VALIDATION_INTERVAL = ("90 % (5th and 95th percentiles of the draws); predicted_lo/hi: the parameters' draws with "
+                        "the out-of-sample error of the fits in model_error added; parameter_lo/hi: the parameters' "
+                        "draws alone")
+
+
 def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
     """The ``zmodel validate`` output of a :func:`zmodel.validation.validate` table (ends with a newline).
 
     text: the per-figure table, the summary, the per-area lines, the inexpressible figures
     with what is missing. csv: one row per figure (VALIDATION_COLUMNS, unit, kind, status,
-    missing), then the summary as ``#`` comment lines. json: an object ``{"samples", "seed",
+    missing, VALIDATION_INTERVAL_COLUMNS), then the summary as ``#`` comment lines. json: an object ``{"samples", "seed",
     "summary", "areas", "figures", "inexpressible"}`` (NaN as null).
     """
     from zmodel.validation import area_summary, summary
@@ -747,8 +773,9 @@ def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
     inexpressible = table[table["status"] == "inexpressible"]
     shown = table[table["status"] != "inexpressible"]
     if fmt == "json":
-        cols = list(VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing", "catalog_check"]
-        doc = {"samples": samples, "seed": seed, "interval": "90 % (5th and 95th percentiles of the draws)",
+        cols = (list(VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing", "catalog_check"]
+                + list(VALIDATION_INTERVAL_COLUMNS))
+        doc = {"samples": samples, "seed": seed, "interval": _VALIDATION_INTERVAL,
                "summary": {k: _plain(v) for k, v in s.items()},
                "areas": [{k: _plain(v) for k, v in r.items()} for r in areas.to_dict(orient="records")],
                "figures": [{k: _plain(r[k]) for k in cols} for r in table.to_dict(orient="records")],
@@ -756,18 +783,21 @@ def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
                                  for r in inexpressible.to_dict(orient="records")]}
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
-        cols = list(VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing"]
+        cols = list(VALIDATION_COLUMNS) + ["unit", "kind", "status", "missing"] + list(VALIDATION_INTERVAL_COLUMNS)
         body = table[cols].to_csv(index=False, lineterminator="\n")
         tail = [f"# samples={samples} seed={seed} interval=90 %"]
         tail += [f"# {line.strip()}" for line in _validation_summary_lines(s, areas)]
         return body + "\n".join(tail) + "\n"
     if fmt != "text":
         raise UsageError(f"--format must be one of text, csv, json, got {fmt!r}")
-    head = list(VALIDATION_COLUMNS) + ["unit", "status"]
+    head = list(VALIDATION_COLUMNS) + ["unit", "status", "model_error"]
     cells = [head] + [[_fmt(r[c]) for c in head] for r in shown.to_dict(orient="records")]
     widths = [max(len(row[j]) for row in cells) for j in range(len(head))]
     lines = [f"validation set: {s['total']} published figures from outside the seed documents, never fitted; "
-             f"{s['expressible']} expressible; 90 % intervals from {samples} parameter draws (seed {seed})", ""]
+             f"{s['expressible']} expressible; 90 % intervals from {samples} parameter draws (seed {seed})",
+             "predicted_lo/hi: the prediction interval -- the parameters' draws with the out-of-sample error of the "
+             "fits in column model_error added (their cross-validation on the documents); the parameters' interval "
+             "alone is in the CSV and JSON", ""]
     lines += ["  ".join(c.ljust(widths[j]) if j < 2 else c.rjust(widths[j]) for j, c in enumerate(row)).rstrip()
               for row in cells[:1]]
     lines.append("  ".join("-" * w for w in widths))
@@ -787,17 +817,28 @@ def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
 PARAMETER_COLUMNS = ("area", "name", "value", "unit", "calibrated", "lo90", "hi90", "method", "used")
 
 
-def render_parameters(table, fmt: str, *, origin: str) -> str:
+def _model_error_doc(area: str, e) -> dict:
+    from zmodel.conventions import INTERVAL_LEVEL
+
+    return {"area": area, "method": e.method, "rows": e.rows, "rms_log_error": e.scale,
+            "factor_90": math.exp(e.half_width(INTERVAL_LEVEL)), "ids": list(e.ids),
+            "log_errors": [float(v) for v in e.log_errors]}
+
+
+def render_parameters(table, fmt: str, *, origin: str, model_errors=()) -> str:
     """The ``zmodel parameters`` output of :meth:`zmodel.store.ParameterStore.table` rows (ends with a newline).
 
     text: one line per (area, parameter), ``calibrated``/``assumed``, the 90 % interval and how it was
     obtained, ``*`` where another area's value of the same name is the one predictions use; a
-    last line counts them. csv: the columns of :data:`PARAMETER_COLUMNS` and ``source``. json: an
-    object ``{"store", "parameters"}`` (NaN as null).
+    line counts them; then each area's out-of-sample error (``model_errors``: ``(area,
+    zmodel.store.ModelError)`` pairs). csv: the columns of :data:`PARAMETER_COLUMNS` and
+    ``source``. json: an object ``{"store", "parameters", "model_errors"}`` (NaN as null).
     """
     if fmt == "json":
         rows = [{k: _plain(r[k]) for k in PARAMETER_COLUMNS + ("source",)} for r in table.to_dict(orient="records")]
-        return json.dumps({"store": origin, "parameters": rows}, indent=2, allow_nan=False) + "\n"
+        return json.dumps({"store": origin, "parameters": rows,
+                           "model_errors": [_model_error_doc(a, e) for a, e in model_errors]},
+                          indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         return table[list(PARAMETER_COLUMNS) + ["source"]].to_csv(index=False, lineterminator="\n")
     if fmt != "text":
@@ -820,6 +861,13 @@ def render_parameters(table, fmt: str, *, origin: str) -> str:
     lines += ["", f"{len(table)} parameters in {n_areas} area{'s' if n_areas != 1 else ''}: {n_cal} calibrated, "
               f"{len(table) - n_cal} assumed (held at a declared default or a stated reading); "
               "* another area's value of this name is the one predictions use"]
+    if model_errors:
+        lines += ["", "out-of-sample error of each fit (its rows left out and predicted; 'zmodel validate' and "
+                  "'zmodel plan --samples' add it to the prediction interval):"]
+        for area, e in model_errors:
+            d = _model_error_doc(area, e)
+            lines.append(f"  {area}: {e.method}, {e.rows} row{'s' if e.rows != 1 else ''}, root mean square "
+                         f"{d['rms_log_error']:.3g} in the logarithm: 90 % within a factor {d['factor_90']:.3g}")
     return "\n".join(lines) + "\n"
 
 
@@ -836,7 +884,10 @@ def cmd_parameters(args) -> int:
     if args.calibrated:
         table = table[table["calibrated"].astype(bool)]
     origin = str(args.parameters) if args.parameters else "the calibrated store shipped with zmodel"
-    sys.stdout.write(render_parameters(table.reset_index(drop=True), args.format, origin=origin))
+    errors = [(a, store.areas[a].model_error) for a in dict.fromkeys(table["area"])
+              if store.areas[a].model_error is not None]
+    sys.stdout.write(render_parameters(table.reset_index(drop=True), args.format, origin=origin,
+                                       model_errors=errors))
     sys.stdout.flush()
     return 0
 

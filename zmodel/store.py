@@ -81,7 +81,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["FORMAT", "VERSION", "StoredParameter", "AreaParameters", "ParameterStore", "default_path", "load",
-           "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY", "split_normal"]
+           "default", "save", "dumps", "loads", "from_results", "PRECEDENCE", "EMPTY", "split_normal", "ModelError"]
 
 FORMAT = "zmodel-parameters"
 VERSION = 1
@@ -89,6 +89,9 @@ VERSION = 1
 #: an optimum located to its solver's tolerance; below it a factor 1000 of the assumption moves the
 #: value by less than 1 %)
 GIVEN_ATOL = 1e-3
+#: two stores' out-of-sample log errors (:class:`ModelError`) agree within this (absolute: each is a refit's
+#: prediction, located to its solver's tolerance; 1e-3 is a 0.1 % relative error)
+MODEL_ERROR_ATOL = 1e-3
 #: z-value of a two-sided 90 % interval (normal quantile 0.95)
 Z90 = 1.6448536269514722
 #: area order when two areas hold the same parameter name: an area that *fitted* it wins over
@@ -266,6 +269,82 @@ def _stream(base: int, *keys: str) -> np.random.Generator:
 
 
 @dataclasses.dataclass(frozen=True)
+class ModelError:
+    r"""What an area's model misses out of sample: its fit's left-out errors on a log scale.
+
+    ``log_errors`` are the errors of the fit's cross-validation on the documents
+    (:func:`zmodel.calibration.out_of_sample_log_errors`: each value row refitted without it,
+    or without its benchmark, and predicted; :math:`\ln(p/m)`, a percent change on its growth
+    factor), one per row of ``ids``; ``method`` says which cross-validation. They carry what the
+    parameters' intervals leave out -- the mechanisms the model lacks -- and some parameter
+    uncertainty too (each refit has one row less), so an interval that adds them to the
+    parameters' draws errs on the wide side.
+
+    Read as independent draws :math:`e_i \sim N(0, \sigma^2)` of the error a prediction makes,
+    :math:`n s^2/\sigma^2 = \sum e_i^2/\sigma^2` is chi-square with :math:`n` degrees of
+    freedom and independent of a new prediction's error :math:`e \sim N(0, \sigma^2)`, so
+    :math:`e/s = (e/\sigma)/\sqrt{\chi^2_n/n}` is Student-t with :math:`n` degrees of freedom
+    (the definition of Student's t): a 90 % interval of the new prediction is its log
+    :math:`\pm t_{0.95,n}\,s`, where :math:`s = \sqrt{\sum e_i^2/n}` (a mean error of zero is
+    assumed, so a model that errs to one side widens :math:`s` instead of shifting the interval).
+
+    Examples
+    --------
+    >>> e = ModelError("leave-one-out", ("a", "b"), (0.3, -0.4))
+    >>> round(e.scale, 6), e.rows              # sqrt((0.09 + 0.16) / 2)
+    (0.353553, 2)
+    >>> round(e.half_width(0.90), 4)            # t(0.95; 2) = 2.91999 x 0.353553
+    1.0324
+    """
+
+    method: str
+    ids: tuple[str, ...]
+    log_errors: tuple[float, ...]
+
+    def __post_init__(self):
+        if len(self.ids) != len(self.log_errors) or not self.ids:
+            raise ValueError(f"model_error must have one log error per id and at least one, got "
+                             f"{len(self.ids)} ids and {len(self.log_errors)} errors")
+        if not all(math.isfinite(float(e)) for e in self.log_errors):
+            raise ValueError("model_error.log_errors must be finite numbers")
+
+    @property
+    def rows(self) -> int:
+        """Rows the errors come from (the degrees of freedom of :attr:`scale`)."""
+        return len(self.log_errors)
+
+    @property
+    def scale(self) -> float:
+        """Root mean square of the log errors."""
+        return float(np.sqrt(np.mean(np.square(np.asarray(self.log_errors, dtype=float)))))
+
+    def half_width(self, level: float = 0.90) -> float:
+        """Half-width of the two-sided ``level`` interval of a new prediction's log error."""
+        from scipy import stats
+
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        return float(stats.t.ppf(0.5 + level / 2.0, self.rows) * self.scale)
+
+    def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` draws of a new prediction's log error (``scale`` times Student's t with ``rows`` dof)."""
+        return self.scale * rng.standard_t(self.rows, size=n)
+
+    def to_dict(self) -> dict:
+        return {"method": self.method, "ids": list(self.ids), "log_errors": [float(e) for e in self.log_errors]}
+
+    @classmethod
+    def from_dict(cls, where: str, m) -> "ModelError":
+        if not isinstance(m, Mapping):
+            raise ValueError(f"{where} must be a table, got {type(m).__name__}")
+        ids, errs = m.get("ids", ()), m.get("log_errors", ())
+        if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+            raise ValueError(f"{where}.ids must be a list of row ids")
+        return cls(method=str(m.get("method", "")), ids=tuple(ids),
+                   log_errors=tuple(_number(f"{where}.log_errors", e) for e in errs))
+
+
+@dataclasses.dataclass(frozen=True)
 class AreaParameters:
     """The stored calibration of one area."""
 
@@ -277,6 +356,8 @@ class AreaParameters:
     covariance_names: tuple[str, ...] = ()
     covariance: np.ndarray | None = None
     derived: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    #: the fit's out-of-sample errors (None: not estimated -- not a catalog fit, or no value row)
+    model_error: ModelError | None = None
 
     def values(self, held: Mapping[str, float] | None = None) -> dict[str, float]:
         """Name -> value, derived products included.
@@ -392,6 +473,8 @@ class AreaParameters:
         if self.covariance is not None and len(self.covariance_names):
             out["covariance"] = {"names": list(self.covariance_names),
                                  "matrix": [[float(v) for v in row] for row in np.asarray(self.covariance)]}
+        if self.model_error is not None:
+            out["model_error"] = self.model_error.to_dict()
         return out
 
     @classmethod
@@ -426,8 +509,10 @@ class AreaParameters:
             cov = np.asarray(c.get("matrix", []), dtype=float)
             if cov.shape != (len(names), len(names)) or not all(n in params for n in names):
                 raise ValueError(f"{where}.covariance must be a square matrix over parameters of the area")
+        error = ModelError.from_dict(f"{where}.model_error", m["model_error"]) if "model_error" in m else None
         return cls(area=area, parameters=params, title=str(m.get("title", "")), origin=str(m.get("origin", "")),
-                   rows=tuple(m.get("rows", ())), covariance_names=names, covariance=cov, derived=derived)
+                   rows=tuple(m.get("rows", ())), covariance_names=names, covariance=cov, derived=derived,
+                   model_error=error)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -898,4 +983,10 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
             ga, gb = dict(pa[name].given), dict(pb[name].given)
             if any(abs(ga.get(k, 0.0) - gb.get(k, 0.0)) > GIVEN_ATOL for k in set(ga) | set(gb)):
                 out.append(f"{area}.{name}: given {ga!r} vs {gb!r}")
+        ea, eb = a.areas[area].model_error, b.areas[area].model_error
+        if (ea is None) != (eb is None) or (ea is not None and (
+                ea.method != eb.method or ea.ids != eb.ids
+                or any(abs(u - v) > MODEL_ERROR_ATOL for u, v in zip(ea.log_errors, eb.log_errors)))):
+            out.append(f"{area}: model error {None if ea is None else ea.to_dict()!r} vs "
+                       f"{None if eb is None else eb.to_dict()!r}")
     return out

@@ -18,7 +18,14 @@ figures go through :meth:`~zmodel.kernel.scenario.Scenario.sampled`, the planner
 OSDL ReAIM figures through the kernel-version fit's own ReAIM composition (the x86 system and
 workload reading the scenario presets do not carry).
 A prediction that uses no stored parameter (a hardware catalog value, a formula) has an
-interval of zero width: the catalogs' values are taken as facts.
+interval of zero width: the catalogs' values are taken as facts. That is the **parameters'
+interval** (``parameter_lo``, ``parameter_hi``): it leaves out what the model lacks. The
+**prediction interval** (``predicted_lo``, ``predicted_hi``) adds to each draw a draw of the
+out-of-sample error of the fits the figure rests on (:func:`error_areas`,
+:class:`zmodel.store.ModelError`: each fit's value rows refitted without each, or without each
+benchmark, and predicted -- the documents' numbers only, never a validation figure), on the
+figure's scale (:data:`SCALES`); a catalog-only prediction in an area with a fit (a FICON card's
+rate) carries that fit's error, one in an area without (a drive's seek) keeps zero width.
 
 Scoring (:func:`summary`):
 
@@ -43,6 +50,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import zlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -72,11 +80,20 @@ STATUSES = ("counted", "catalog check", "inexpressible")
 
 @dataclasses.dataclass(frozen=True)
 class Prediction:
-    """A figure's prediction with its sampled 90 % interval, in the figure's unit."""
+    """A figure's prediction with its sampled 90 % intervals, in the figure's unit.
+
+    ``predicted_lo``/``predicted_hi``: the prediction interval -- the parameters' draws with the
+    out-of-sample error of the fits named in ``model_error`` added (:func:`_with_model_error`);
+    ``parameter_lo``/``parameter_hi``: the parameters' draws alone. Without a fit's error the two
+    agree (``model_error`` empty).
+    """
 
     predicted: float
     predicted_lo: float
     predicted_hi: float
+    parameter_lo: float = math.nan
+    parameter_hi: float = math.nan
+    model_error: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,22 +113,81 @@ class Predictor:
     how: str
     areas: tuple[str, ...]
     function: Callable[[Mapping[str, Mapping[str, float]]], float]
+    #: the scale on which a fit's out-of-sample error adds to the prediction (:data:`SCALES`)
+    scale: str = "log"
+    #: the largest value the quantity can take: the prediction interval stops there
+    ceiling: float = math.inf
 
-    def __call__(self, store, samples: int, seed, cache: dict) -> Prediction:
+    def draws(self, store, samples: int, seed, cache: dict) -> tuple[float, np.ndarray | None]:
+        """The prediction at the store's values and at each of ``samples`` parameter draws (None: no draw)."""
         point = float(self.function({a: _area_values(store, a) for a in self.areas}))
         if not self.areas or samples == 0:
-            return Prediction(point, point, point)
+            return point, None
         rng = np.random.default_rng(seed)
         draws = {a: _area_draws(store, a, samples, rng) for a in self.areas}
         out = np.array([self.function({a: {n: float(v[i]) for n, v in draws[a].items()} for a in self.areas})
                         for i in range(samples)], dtype=float)
-        lo, hi = _interval(out)
-        return Prediction(point, lo, hi)
+        return point, out
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
     lo, hi = interval(values)
     return float(lo), float(hi)
+
+
+#: scale name -> (to the scale on which a fit's out-of-sample log error adds, and back): a quantity's
+#: logarithm; a percent change's growth factor's, ln(1 + x/100) (as the fits score a change:
+#: :func:`zmodel.calibration.out_of_sample_log_errors`); a percent reduction's remaining fraction's,
+#: ln(1 - x/100)
+SCALES = {
+    "log": (np.log, np.exp),
+    "percent_change": (lambda x: np.log1p(np.asarray(x) / 100.0), lambda y: 100.0 * np.expm1(y)),
+    "percent_reduction": (lambda x: np.log1p(-np.asarray(x) / 100.0), lambda y: -100.0 * np.expm1(y)),
+}
+
+
+def error_areas(predictor, figure_area: str, store) -> tuple[str, ...]:
+    """The fits whose out-of-sample error a figure's prediction interval carries.
+
+    Those of the store areas the prediction draws (:attr:`Predictor.areas`) that hold a
+    :class:`~zmodel.store.ModelError`; where it draws none, the figure's own area's fit if the
+    store holds one with an error (a catalog-only channel prediction carries the channel model's
+    error); else none (a drive's seek from its specification: the catalogs' values are taken as
+    facts, and no fit measured what such a prediction misses).
+    """
+    areas = tuple(predictor.areas) or (figure_area,)
+    return tuple(a for a in areas if a in store.areas and store.areas[a].model_error is not None)
+
+
+def _with_model_error(point: float, draws, samples: int, seed: int, scale: str, store,
+                      areas: tuple[str, ...], ceiling: float = math.inf) -> Prediction:
+    r"""A prediction with its two intervals: the parameters' draws, and those plus the fits' model errors.
+
+    The prediction interval adds to each draw, on the figure's scale (:data:`SCALES`), an
+    independent draw of each named fit's out-of-sample log error
+    (:meth:`zmodel.store.ModelError.draws`, Student's t at the fit's spread), and takes the
+    5th and 95th percentiles; a prediction without parameter draws adds them to its point. The
+    error draws come from a stream of their own per fit (the seed and the fit's name), so the
+    parameters' interval is the one the draws alone give. An end beyond ``ceiling``, the largest
+    value the quantity can take, stops there.
+    """
+    if samples == 0:
+        return Prediction(point, point, point, point, point, ())
+    if draws is None:
+        draws = np.full(samples, point)
+    plo, phi = _interval(draws)
+    if not areas:
+        return Prediction(point, plo, phi, plo, phi, ())
+    to, back = SCALES[scale]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        y = np.asarray(to(draws), dtype=float)
+    for a in areas:
+        rng = np.random.default_rng([seed, zlib.crc32(f"model_error:{a}".encode())])
+        y = y + store.areas[a].model_error.draws(rng, samples)
+    if not np.all(np.isfinite(y)):
+        return Prediction(point, math.nan, math.nan, plo, phi, areas)
+    ends = np.minimum(back(np.asarray(_interval(y))), ceiling)
+    return Prediction(point, float(min(ends)), float(max(ends)), plo, phi, areas)
 
 
 # --------------------------------------------------------------------------- parameters
@@ -343,14 +419,18 @@ class _DbenchSpeedup:
             cache[key] = (point, stack)
         return cache[key]
 
-    def __call__(self, store, samples: int, seed, cache: dict) -> Prediction:
+    scale: str = "log"
+
+    @property
+    def ceiling(self) -> float:
+        """A speed-up of ``cpus`` alike clients over one on ``cpus`` CPUs is at most ``cpus``."""
+        return float(self.cpus)
+
+    def draws(self, store, samples: int, seed, cache: dict) -> tuple[float, np.ndarray | None]:
+        """The speed-up at the store's values and at each parameter draw (None: no draw)."""
         point, stack = self._runs(store, samples, seed, cache)
         j = DBENCH_CPUS.index(self.cpus)
-        pred = float(point[j] / point[0])
-        if stack is None:
-            return Prediction(pred, pred, pred)
-        lo, hi = _interval(stack[:, j] / stack[:, 0])
-        return Prediction(pred, lo, hi)
+        return float(point[j] / point[0]), None if stack is None else stack[:, j] / stack[:, 0]
 
 
 def _dbench(kernel: str, distro: str, cpus: int) -> _DbenchSpeedup:
@@ -525,7 +605,7 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         _hipersockets_vs_osa),
     "val.crypto.cex2a-java-ssl-cpu-reduction": Predictor(
         "SSL server (crypto store), handshake + 20 KB per transaction, 1..32 connections: largest CPU-busy "
-        "reduction with CEX2A + CPACF over software", ("crypto",), _java_ssl("cpu")),
+        "reduction with CEX2A + CPACF over software", ("crypto",), _java_ssl("cpu"), scale="percent_reduction"),
     "val.crypto.cex2a-java-ssl-throughput-ratio": Predictor(
         "SSL server (crypto store), handshake + 20 KB per transaction, 1..32 connections: largest throughput "
         "ratio with CEX2A + CPACF over software", ("crypto",), _java_ssl("throughput")),
@@ -540,12 +620,12 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
     "val.io_schedulers.reaim-4way-as-vs-deadline": Predictor(
         "OSDL ReAIM (re-aim-7 Database Mix) on the x86 STP system of the kernel-version fit with 4 CPUs under "
         "Linux 2.6.0: peak jobs per minute with the anticipatory I/O scheduler over deadline (calibrated store)",
-        ("kernel_versions",), _reaim_as_vs_deadline),
+        ("kernel_versions",), _reaim_as_vs_deadline, scale="percent_change"),
     **{f"val.kernel_versions.reaim-stp-{n}way": Predictor(
         f"OSDL ReAIM (re-aim-7 Database Mix) on the x86 STP system of the kernel-version fit with {n} CPU"
         f"{'s' if n > 1 else ''} at the clock of the figure's host: peak jobs per minute of Linux 2.6.0 over "
         "2.4.23 (the -mm patches and test releases read as those versions; calibrated store)", ("kernel_versions",),
-        _reaim_gain(n))
+        _reaim_gain(n), scale="percent_change")
        for n in (1, 2, 4, 8)},
 }
 
@@ -585,7 +665,22 @@ def predict(figure: str, store=None, samples: int = DEFAULT_SAMPLES, seed: int =
     if figure not in PREDICTORS:
         raise ValueError(f"figure must be an expressible validation id, got {figure!r}")
     st = _store.default() if store is None else store
-    return PREDICTORS[figure](st, _as_samples(samples), _as_seed(seed), {})
+    return _predict_figure(figure, _figure_areas()[figure], st, _as_samples(samples), _as_seed(seed), {})
+
+
+@functools.cache
+def _figure_areas() -> dict[str, str]:
+    from zmodel.data import validation_figures
+
+    t = validation_figures()
+    return dict(zip(t["id"], t["area"]))
+
+
+def _predict_figure(fid: str, area: str, store, samples: int, seed: int, cache: dict) -> Prediction:
+    """Figure ``fid`` (of ``area``) predicted, with its parameter and prediction intervals."""
+    p = PREDICTORS[fid]
+    point, draws = p.draws(store, samples, seed, cache)
+    return _with_model_error(point, draws, samples, seed, p.scale, store, error_areas(p, area, store), p.ceiling)
 
 
 def validate(store=None, samples: int = DEFAULT_SAMPLES, seed: int = 0, figures=None, progress=None):
@@ -627,30 +722,38 @@ def validate(store=None, samples: int = DEFAULT_SAMPLES, seed: int = 0, figures=
             raise ValueError(f"figure {fid!r} is marked expressible but has no predictor in zmodel.validation")
         status = ("inexpressible" if not expressible else
                   "catalog check" if str(rec.get("catalog_check", "") or "").strip() else "counted")
-        pred = PREDICTORS[fid](st, samples, seed, cache) if expressible else Prediction(math.nan, math.nan, math.nan)
+        pred = (_predict_figure(fid, rec["area"], st, samples, seed, cache) if expressible
+                else Prediction(math.nan, math.nan, math.nan))
         published = float(rec["value_num"])
         rows.append(dict(id=fid, area=rec["area"], kind=rec["kind"], unit=rec["unit"], published=published,
                          predicted=pred.predicted, predicted_lo=pred.predicted_lo, predicted_hi=pred.predicted_hi,
                          ratio=pred.predicted / published if expressible else math.nan, status=status,
                          missing=str(rec["missing"] or ""), catalog_check=str(rec.get("catalog_check", "") or ""),
-                         how=PREDICTORS[fid].how if expressible else ""))
+                         how=PREDICTORS[fid].how if expressible else "", parameter_lo=pred.parameter_lo,
+                         parameter_hi=pred.parameter_hi, model_error=" ".join(pred.model_error)))
         if progress is not None:
             progress(i + 1, len(table))
     return pd.DataFrame(rows, columns=["id", "area", "kind", "unit", "published", "predicted", "predicted_lo",
-                                       "predicted_hi", "ratio", "status", "missing", "catalog_check", "how"])
+                                       "predicted_hi", "ratio", "status", "missing", "catalog_check", "how",
+                                       "parameter_lo", "parameter_hi", "model_error"])
 
 
 def _coverage(rows) -> dict:
-    """``with_interval`` (counted rows with a finite 90 % interval) and ``inside_interval`` (of them, those
-    whose published value lies inside it, ends included)."""
-    if not len(rows) or "predicted_lo" not in rows:
-        return dict(with_interval=0, inside_interval=0)
-    lo = rows["predicted_lo"].to_numpy(dtype=float)
-    hi = rows["predicted_hi"].to_numpy(dtype=float)
-    pub = rows["published"].to_numpy(dtype=float)
-    has = np.isfinite(lo) & np.isfinite(hi)
-    inside = has & (pub >= np.minimum(lo, hi)) & (pub <= np.maximum(lo, hi))
-    return dict(with_interval=int(has.sum()), inside_interval=int(inside.sum()))
+    """``with_interval`` (counted rows with a finite 90 % prediction interval) and ``inside_interval`` (of
+    them, those whose published value lies inside it, ends included); ``with_parameter_interval`` and
+    ``inside_parameter_interval`` alike for the parameters' interval (where the table has it)."""
+    out = {}
+    for prefix, key in (("predicted", ""), ("parameter", "parameter_")):
+        if not len(rows) or f"{prefix}_lo" not in rows:
+            out.update({f"with_{key}interval": 0, f"inside_{key}interval": 0})
+            continue
+        lo = rows[f"{prefix}_lo"].to_numpy(dtype=float)
+        hi = rows[f"{prefix}_hi"].to_numpy(dtype=float)
+        pub = rows["published"].to_numpy(dtype=float)
+        has = np.isfinite(lo) & np.isfinite(hi)
+        inside = has & (pub >= np.minimum(lo, hi)) & (pub <= np.maximum(lo, hi))
+        out.update({f"with_{key}interval": int(has.sum()), f"inside_{key}interval": int(inside.sum())})
+    return out
 
 
 def _stats(ratios) -> dict:
@@ -676,12 +779,15 @@ def summary(table) -> dict:
         ``catalog_checks``, ``inexpressible``, ``median_abs_error`` (median of
         ``|ratio - 1|`` over the counted figures), ``worst_abs_error``, ``within_1_5`` and
         ``within_2`` (counted figures with ratio in [1/1.5, 1.5] and [1/2, 2]), ``with_interval``
-        (counted figures with a 90 % interval: sampled, ``samples > 0``) and ``inside_interval``
-        (of them, those whose published value lies inside it). The intervals come from the
-        parameters' uncertainty alone -- the calibrated ones' spread and the assumed ones' plausible
-        ranges -- not from what the model lacks, so the second count says how far a planner's
-        interval can be trusted to hold the measurement: near 90 % only where the mechanisms are
-        right.
+        (counted figures with a 90 % prediction interval: sampled, ``samples > 0``) and
+        ``inside_interval`` (of them, those whose published value lies inside it), and
+        ``with_parameter_interval`` / ``inside_parameter_interval`` alike for the parameters'
+        interval. The parameters' interval comes from the parameters' uncertainty alone -- the
+        calibrated ones' spread and the assumed ones' plausible ranges -- not from what the model
+        lacks; the prediction interval adds the fits' out-of-sample error (:func:`error_areas`),
+        which the documents' cross-validation measured, never these figures. The counts say how far
+        a planner's interval can be trusted to hold a measurement: near 90 % where the fits'
+        left-out errors are like the model's errors elsewhere.
 
     Examples
     --------
@@ -695,6 +801,8 @@ def summary(table) -> dict:
     (3, 0.4, 1, 2)
     >>> s["with_interval"], s["inside_interval"]      # 10 in [9, 12]; 10 not in [5, 7], 1 not in [2, 4]
     (3, 1)
+    >>> s["with_parameter_interval"]                  # the table has no parameter interval
+    0
     """
     status = table["status"]
     rows = table.loc[status == "counted"]
@@ -715,8 +823,8 @@ def area_summary(table):
     -------
     pandas.DataFrame
         Columns area, figures, counted, median_abs_error, worst_abs_error, worst_id,
-        within_1_5, within_2, with_interval, inside_interval (:func:`summary`); one row per area of
-        the table, in first-seen order.
+        within_1_5, within_2, with_interval, inside_interval, with_parameter_interval,
+        inside_parameter_interval (:func:`summary`); one row per area of the table, in first-seen order.
     """
     import pandas as pd
 
@@ -733,4 +841,5 @@ def area_summary(table):
                          worst_id=worst, within_1_5=st["within_1_5"], within_2=st["within_2"],
                          **_coverage(counted)))
     return pd.DataFrame(rows, columns=["area", "figures", "counted", "median_abs_error", "worst_abs_error",
-                                       "worst_id", "within_1_5", "within_2", "with_interval", "inside_interval"])
+                                       "worst_id", "within_1_5", "within_2", "with_interval", "inside_interval",
+                                       "with_parameter_interval", "inside_parameter_interval"])

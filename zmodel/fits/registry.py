@@ -27,6 +27,7 @@ ValueError: unknown calibration area 'nonsense'; known: usl, channels, storage, 
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import importlib
 import importlib.util
@@ -177,12 +178,33 @@ def calibrations(layer: str | None = None) -> list:
 STORE_INTERVALS = "auto"
 
 
+def model_error(cal):
+    """The out-of-sample error of a catalog calibration (:class:`zmodel.store.ModelError`), or None.
+
+    From its cross-validation on the documents (:meth:`zmodel.fits.Calibration.cross_validate`,
+    memoised): a whole benchmark left out at a time where the calibration declares groups
+    (rows that share a cause), else one row at a time; each value row's left-out error on a log
+    scale (:func:`zmodel.calibration.out_of_sample_log_errors`). None where no value row is left.
+    """
+    from zmodel import store
+    from zmodel.calibration import out_of_sample_log_errors
+
+    grouped = bool(cal.groups)
+    errors = out_of_sample_log_errors(cal.cross_validate(grouped=grouped))
+    if not len(errors):
+        return None
+    return store.ModelError("leave-one-benchmark-out" if grouped else "leave-one-out",
+                            tuple(errors["id"]), tuple(float(e) for e in errors["log_error"]))
+
+
 def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin: str = "documents"):
     """The parameter store (:class:`zmodel.store.ParameterStore`) of the catalog calibrations.
 
     Each area is stored from its fit with ``intervals=``:data:`STORE_INTERVALS`; a given
     result fitted otherwise is refitted so (from the documents; a planner's measurements must
-    be fitted so by the caller).
+    be fitted so by the caller). An area fitted to the documents also stores its out-of-sample
+    error (:func:`model_error`); one fitted to a planner's measurements does not (its
+    cross-validation would be of those measurements, which the registry does not hold).
 
     Parameters
     ----------
@@ -210,7 +232,10 @@ def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin:
                                  f"intervals={getattr(result, 'intervals', None)!r}; the store needs "
                                  f"intervals={STORE_INTERVALS!r}")
             result = cal.run(intervals=STORE_INTERVALS)
-        found[entry.area] = store.area_from_result(entry.area, result, title=entry.title, origin=origin,
-                                                   derived=getattr(cal, "derived", {}))
+        area = store.area_from_result(entry.area, result, title=entry.title, origin=origin,
+                                      derived=getattr(cal, "derived", {}))
+        if origin == "documents":
+            area = dataclasses.replace(area, model_error=model_error(cal))
+        found[entry.area] = area
     return store.ParameterStore(areas=found, code_version=store._version(),
                                 created=_dt.date.today().isoformat())

@@ -123,6 +123,12 @@ INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_u
                     "steal", "memory_overhead")
 #: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
 #: percentiles of the sampled predictions
+#: the parameter-store area whose fit is the composition's own (each of its rows a whole benchmark on a
+#: composed system, zmodel.fits.kernel_versions): its left-out errors (zmodel.store.ModelError) are what a
+#: composed prediction misses out of sample
+COMPOSITION_AREA = "kernel_versions"
+#: key of the composed model's error draws in :meth:`Scenario.predict` (a stream apart from the parameters')
+_MODEL_ERROR_STREAM = 0x6D6F6465
 #: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
 MAX_SAMPLES = 100_000
 #: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
@@ -1462,6 +1468,22 @@ class Scenario:
                     progress(i + 1, samples)
         return np.stack(runs)
 
+    def headline(self) -> str:
+        """The output a planner reads first: ``response_time`` for an open load (``workload.io_rate``),
+        else ``throughput``."""
+        return "response_time" if self.workload.io_rate is not None else "throughput"
+
+    def model_error(self):
+        """The composed model's out-of-sample error (:class:`zmodel.store.ModelError` of
+        :data:`COMPOSITION_AREA` in the scenario's store), or None where the store holds none.
+
+        Its rows are whole benchmarks predicted with each left out of the fit: what a composed
+        prediction misses beyond its parameters' uncertainty (a relative error, read alike for the
+        throughput and the time per request).
+        """
+        area = self.parameters.areas.get(COMPOSITION_AREA)
+        return None if area is None else area.model_error
+
     def sensitivity(self, output: str | None = None):
         """Tornado table: the headline output with each used parameter at the ends of its range.
 
@@ -1486,7 +1508,7 @@ class Scenario:
         import pandas as pd
 
         if output is None:
-            output = "response_time" if self.workload.io_rate is not None else "throughput"
+            output = self.headline()
         output = as_choice("output", output, INTERVAL_COLUMNS)
         calibrated = self.parameters.calibrated()
         ranges = self.parameter_ranges()
@@ -1533,7 +1555,12 @@ class Scenario:
             again; with ``samples > 0`` every column of :data:`INTERVAL_COLUMNS` gets a
             90 % interval, ``<name>_lo`` and ``<name>_hi`` (the 5th and 95th percentiles
             of the sampled predictions; no interpolation, so an infinite response time in
-            more than 5 % of the draws gives an infinite upper end). 0: no intervals.
+            more than 5 % of the draws gives an infinite upper end); where the store holds
+            the composed model's out-of-sample error (:meth:`model_error`) the headline
+            output (:meth:`headline`) also gets its 90 % *prediction* interval,
+            ``<headline>_prediction_lo`` and ``<headline>_prediction_hi``: each draw's value
+            times the exponential of a draw of that error (one draw for all the points of a
+            sweep: the model errs alike on neighbouring configurations). 0: no intervals.
         seed : int or numpy.random.Generator
             Seed of the draws (the same seed gives the same intervals).
         progress : callable, optional
@@ -1566,6 +1593,19 @@ class Scenario:
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
             base.attrs.update(samples=samples, seed=seed)   # what the intervals were drawn from
+            error = self.model_error()
+            if error is not None:
+                out = self.headline()
+                rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(
+                    [int(seed), _MODEL_ERROR_STREAM])
+                e = error.draws(rng, samples)
+                with np.errstate(divide="ignore", invalid="ignore"):   # a zero or infinite value stays so
+                    scaled = stack[:, :, INTERVAL_COLUMNS.index(out)] * np.exp(e)[:, None]
+                plo, phi = interval(scaled, axis=0)
+                base[f"{out}_prediction_lo"] = plo
+                base[f"{out}_prediction_hi"] = phi
+                base.attrs["model_error"] = (f"{COMPOSITION_AREA}: {error.method}, {error.rows} rows, "
+                                             f"90 % log half-width {error.half_width(INTERVAL_LEVEL):.3g}")
             return base
         keys, jobs = self._point_jobs(sweep)
         if not keys:
