@@ -213,3 +213,12 @@ def test_probability_of_meeting_the_objective(plan):
     # bottleneck, is not rescued by sampling to certainty
     sat = table[table["response_time"] == math.inf]
     assert (sat["p_meets"] < 0.5).all()
+    # with the composed model's error: one error draw per parameter draw multiplies every point's
+    # response time alike, so the probability still cannot fall as paths are added, and a saturated
+    # point (an infinite time in most draws) stays unlikely
+    pm = table["p_meets_model"].to_numpy()
+    assert ((pm >= 0) & (pm <= 1)).all()
+    for kernel in mod.KERNELS:
+        q = table[table["kernel"] == kernel].sort_values("channels")["p_meets_model"].to_numpy()
+        assert (np.diff(q) >= 0).all(), (kernel, q)
+    assert (sat["p_meets_model"] < 0.5).all()
