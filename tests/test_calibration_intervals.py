@@ -272,10 +272,11 @@ def test_auto_intervals_leave_a_linear_fit_with_its_covariance():
     fit = _exp_fit(lambda p: p["t"])
     row = fit.parameter_table.loc["t"]
     assert row["interval_method"] == "" and math.isnan(row["lo90"])
-    # and the store keeps the covariance interval: 5 +/- 1.645 / sqrt(3) (s = 1, Z90 as the store draws)
+    # and the store keeps the covariance interval: 5 +/- t(0.95; 2) / sqrt(3) -- the scale is the fit's
+    # own (s = 1 from 3 rows and 1 parameter: 2 degrees of freedom), so Student's t, 2.919986 (tables)
     stored = area_from_result("x", fit).parameters["t"]
-    assert stored.method == "covariance"
-    assert stored.interval == pytest.approx((5.0 - 1.6448536 / math.sqrt(3.0), 5.0 + 1.6448536 / math.sqrt(3.0)),
+    assert stored.method == "covariance" and fit.dof == 2
+    assert stored.interval == pytest.approx((5.0 - 2.9199856 / math.sqrt(3.0), 5.0 + 2.9199856 / math.sqrt(3.0)),
                                             rel=1e-6)
 
 

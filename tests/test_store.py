@@ -498,3 +498,39 @@ def test_a_plan_lists_the_assumptions_a_calibrated_value_holds_given():
     del areas["kernel_memory"]["parameters"]["sysfs_bytes_per_file"]["given"]
     assert "sysfs_devices" not in Scenario.from_dict(web, parameters=store.ParameterStore.from_dict(
         {"areas": areas})).assumed()
+
+
+# --------------------------------------------------------------------------- Student-t covariance draws
+def test_a_fit_with_its_own_scale_stores_student_t_intervals_and_draws():
+    import pandas as pd
+    from types import SimpleNamespace
+
+    from scipy import stats
+
+    table = pd.DataFrame({"value": [10.0], "stderr": [2.0], "vary": [True], "identifiable": [True],
+                          "min": [-100.0], "max": [100.0], "unit": ["s"], "source": [""]}, index=["h"])
+    cov = pd.DataFrame([[4.0]], index=["h"], columns=["h"])
+    fit = SimpleNamespace(parameter_table=table, covariance=cov, dof=3, scale_covar=True, n_priors=0)
+    area = store.area_from_result("x", fit)
+    # 10 +/- t(0.95; 3) x 2, t(0.95; 3) = 2.353363 (tables)
+    assert area.covariance_dof == 3
+    assert area.parameters["h"].interval == pytest.approx((10.0 - 2.353363 * 2, 10.0 + 2.353363 * 2), rel=1e-6)
+    # a known scale, or a fit with priors: the normal's 1.645
+    for other in (dict(scale_covar=False, n_priors=0), dict(scale_covar=True, n_priors=1)):
+        a = store.area_from_result("x", SimpleNamespace(**{**vars(fit), **other}))
+        assert a.covariance_dof is None
+        assert a.parameters["h"].interval == pytest.approx((10.0 - 1.6448536 * 2, 10.0 + 1.6448536 * 2), rel=1e-6)
+    # drawn as Student's t with 3 degrees of freedom around 10 at scale 2 (the covariance's): each sampled
+    # quantile sits where the t CDF is the quantile's level, to within 5 binomial standard deviations
+    n = 40_000
+    back = store.loads(store.dumps(store.ParameterStore(areas={"x": area})))
+    d = back.areas["x"].sample(n, 4)["h"]
+    for level in (0.05, 0.5, 0.95, 0.99):
+        q = np.quantile(d, level)
+        assert abs(stats.t.cdf((q - 10.0) / 2.0, 3) - level) < 5 * math.sqrt(level * (1 - level) / n)
+
+
+def test_covariance_dof_must_be_a_positive_integer():
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match=r"areas\.x\.covariance_dof must be a positive integer"):
+            store.ParameterStore.from_dict({"areas": {"x": {"parameters": {}, "covariance_dof": bad}}})

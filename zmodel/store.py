@@ -12,7 +12,8 @@ measurements (``zmodel calibrate AREA --measurements FILE --save FILE``).
 Per area the store keeps, for every parameter of the fit: the value, its unit, whether it
 was free in the fit (*calibrated*) or held at a declared default or a stated reading
 (*assumed*), and for a calibrated one its 90 % interval with the method that gave it
-(``covariance``: the Gauss-Newton covariance, drawn jointly normal; ``profile``: the
+(``covariance``: the Gauss-Newton covariance, drawn jointly normal -- multivariate t with the
+fit's degrees of freedom where it estimated its residuals' scale, ``covariance_dof``; ``profile``: the
 profile-likelihood interval, where the covariance misrepresents the fit --
 :func:`zmodel.calibration.nonlinear_parameters` -- drawn by :func:`split_normal` with the
 covariance's correlation; ``readings range``: where the data determine it only up to a
@@ -42,6 +43,7 @@ File layout (``format = "zmodel-parameters"``, ``version = 1``)::
     title = "..."
     origin = "documents"            # or "measurements: <file name>"
     rows = ["wavv08.fcp-random-gain", ...]
+    covariance_dof = 10             # Student-t intervals and draws (absent: normal)
     [areas.channels.parameters.ficon_command_time]
     value = 3.4e-05
     unit = "s"
@@ -192,6 +194,18 @@ def _number(path: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{path} must be a number, got {value!r}")
     return float(value)
+
+
+@functools.cache
+def t95(dof: int) -> float:
+    """Student's t 95 % point with ``dof`` degrees of freedom (the end of a two-sided 90 % interval).
+
+    >>> round(t95(1), 4), round(t95(10), 4)      # tables: 6.3138, 1.8125
+    (6.3138, 1.8125)
+    """
+    from scipy import stats
+
+    return float(stats.t.ppf(0.95, dof))
 
 
 def _uniform_or_log(rng: np.random.Generator, lo: float, hi: float, n: int) -> np.ndarray:
@@ -358,6 +372,10 @@ class AreaParameters:
     derived: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     #: the fit's out-of-sample errors (None: not estimated -- not a catalog fit, or no value row)
     model_error: ModelError | None = None
+    #: degrees of freedom of the covariance's scale where the fit estimated it from its own residuals
+    #: (``scale_covar``): its covariance intervals are Student-t and its joint draws multivariate t
+    #: with this many degrees of freedom; None: a known scale, normal
+    covariance_dof: int | None = None
 
     def values(self, held: Mapping[str, float] | None = None) -> dict[str, float]:
         """Name -> value, derived products included.
@@ -428,6 +446,8 @@ class AreaParameters:
             mean = np.array([self.parameters[m].value for m in joint])
             draws = _stream(base, self.area, "covariance", *joint).multivariate_normal(
                 mean, cov, size=n, method="eigh", check_valid="ignore")
+            # multivariate t: each normal draw's deviation scaled by sqrt(nu / chi2_nu), one per draw
+            w = self._t_scale(base, n)
             for k, m in enumerate(joint):
                 p = self.parameters[m]
                 if p.method == "profile":   # the covariance's correlation, the profile's margin
@@ -436,15 +456,16 @@ class AreaParameters:
                          else _stream(base, self.area, m).standard_normal(size=n))
                     out[m] = split_normal(p.value, p.interval[0], p.interval[1], z)
                 else:
-                    out[m] = draws[:, k]
+                    out[m] = mean[k] + (draws[:, k] - mean[k]) * w
         for m in names:
             p = self.parameters[m]
             if not p.calibrated or m in joint:
                 continue
             own = _stream(base, self.area, m)
-            if p.method == "covariance" and p.interval is not None:  # no joint matrix: marginal normal
-                sd = (p.interval[1] - p.interval[0]) / (2 * Z90)
-                out[m] = own.normal(p.value, sd, size=n)
+            if p.method == "covariance" and p.interval is not None:  # no joint matrix: marginal normal (or t)
+                sd = (p.interval[1] - p.interval[0]) / (2 * self.covariance_quantile())
+                out[m] = (own.normal(p.value, sd, size=n) if self.covariance_dof is None
+                          else p.value + sd * own.standard_t(self.covariance_dof, size=n))
             elif p.method == "profile" and p.interval is not None:   # no joint matrix: its own margin
                 out[m] = split_normal(p.value, p.interval[0], p.interval[1], own.standard_normal(size=n))
             elif p.interval is not None:                             # a range (readings)
@@ -465,9 +486,23 @@ class AreaParameters:
             out[name] = np.prod([out[f] for f in factors], axis=0)
         return out
 
+    def covariance_quantile(self) -> float:
+        """The 95 % point that makes a covariance interval 90 %: Student's t at :attr:`covariance_dof`, else
+        the normal's (:data:`Z90`)."""
+        return Z90 if self.covariance_dof is None else t95(self.covariance_dof)
+
+    def _t_scale(self, base: int, n: int) -> np.ndarray:
+        """Per draw, sqrt(nu / chi2_nu) (a multivariate t from a normal draw), or ones without a dof."""
+        if self.covariance_dof is None:
+            return np.ones(n)
+        nu = self.covariance_dof
+        return np.sqrt(nu / _stream(base, self.area, "covariance", "chi2").chisquare(nu, size=n))
+
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"title": self.title, "origin": self.origin, "rows": list(self.rows),
                                "parameters": {n: p.to_dict() for n, p in self.parameters.items()}}
+        if self.covariance_dof is not None:
+            out["covariance_dof"] = int(self.covariance_dof)
         if self.derived:
             out["derived"] = {n: list(f) for n, f in self.derived.items()}
         if self.covariance is not None and len(self.covariance_names):
@@ -510,9 +545,12 @@ class AreaParameters:
             if cov.shape != (len(names), len(names)) or not all(n in params for n in names):
                 raise ValueError(f"{where}.covariance must be a square matrix over parameters of the area")
         error = ModelError.from_dict(f"{where}.model_error", m["model_error"]) if "model_error" in m else None
+        dof = m.get("covariance_dof")
+        if dof is not None and (isinstance(dof, bool) or not isinstance(dof, int) or dof < 1):
+            raise ValueError(f"{where}.covariance_dof must be a positive integer, got {dof!r}")
         return cls(area=area, parameters=params, title=str(m.get("title", "")), origin=str(m.get("origin", "")),
                    rows=tuple(m.get("rows", ())), covariance_names=names, covariance=cov, derived=derived,
-                   model_error=error)
+                   model_error=error, covariance_dof=dof)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -866,7 +904,12 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
 
     A free parameter is *calibrated*; its 90 % interval is the result's ``lo90``/``hi90``
     when the parameter table has them (with ``interval_method``), else value ±
-    1.645 standard errors (``covariance``) cut to the parameter's bounds (the physical limits
+    :math:`t_{0.95,\nu}` standard errors (``covariance``; Student's t with the fit's
+    :math:`\nu` degrees of freedom where it estimated its residuals' scale, ``scale_covar``: the
+    posterior of a linear model's coefficients with an unknown error variance is multivariate t
+    with :math:`\nu` degrees of freedom, which is how :meth:`AreaParameters.sample` then draws
+    them; 1.645, the normal's, where the scale is known or the fit has priors, whose information has
+    a stated scale) cut to the parameter's bounds (the physical limits
     the draws are clipped to as well: a hold time is never negative), else none (not
     identifiable: a sampler then uses its plausible range); a readings range keeps the assumed
     parameters it holds given (``given``, their elasticities). Fixed parameters are stored as assumed, with their value. A
@@ -874,6 +917,13 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
     interval; its method says so.
     """
     t = result.parameter_table
+    dof = int(getattr(result, "dof", 0) or 0)
+    # a scale estimated from the fit's own residuals (scale_covar, dof > 0): Student's t, as the fit's own
+    # 95 % intervals (zmodel.calibration.tables); else the normal's. A fit with priors keeps the normal:
+    # its covariance rescales only the measurement rows, and the priors' information has a stated scale
+    with_priors = bool(getattr(result, "n_priors", 0))
+    covariance_dof = dof if getattr(result, "scale_covar", False) and dof > 0 and not with_priors else None
+    q90 = Z90 if covariance_dof is None else t95(covariance_dof)
     priors = getattr(result, "priors", None)
     with_prior = set(priors.index) if priors is not None else set()
     params = {}
@@ -889,7 +939,7 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
                 interval, method = (float(lo), float(hi)), str(row.get("interval_method", "") or "interval")
             elif np.isfinite(row.get("stderr", math.nan)) and bool(row.get("identifiable", True)):
                 se = float(row["stderr"])
-                lo, hi = float(row["value"]) - Z90 * se, float(row["value"]) + Z90 * se
+                lo, hi = float(row["value"]) - q90 * se, float(row["value"]) + q90 * se
                 if bounds is not None:
                     lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
                 interval, method = (lo, hi), "covariance"
@@ -914,7 +964,7 @@ def area_from_result(area: str, result, *, title: str = "", origin: str = "docum
         rows = tuple(str(i) for i in res.loc[res["used_in_fit"].astype(bool), "id"])
     return AreaParameters(area=area, parameters=params, title=title, origin=origin, rows=rows,
                           covariance_names=names, covariance=matrix,
-                          derived={k: tuple(v) for k, v in (derived or {}).items()})
+                          derived={k: tuple(v) for k, v in (derived or {}).items()}, covariance_dof=covariance_dof)
 
 
 def from_results(results: Mapping[str, tuple], *, created: str | None = None) -> ParameterStore:
@@ -983,6 +1033,8 @@ def same_values(a: ParameterStore, b: ParameterStore, rtol: float = 1e-6,
             ga, gb = dict(pa[name].given), dict(pb[name].given)
             if any(abs(ga.get(k, 0.0) - gb.get(k, 0.0)) > GIVEN_ATOL for k in set(ga) | set(gb)):
                 out.append(f"{area}.{name}: given {ga!r} vs {gb!r}")
+        if a.areas[area].covariance_dof != b.areas[area].covariance_dof:
+            out.append(f"{area}: covariance_dof {a.areas[area].covariance_dof!r} vs {b.areas[area].covariance_dof!r}")
         ea, eb = a.areas[area].model_error, b.areas[area].model_error
         if (ea is None) != (eb is None) or (ea is not None and (
                 ea.method != eb.method or ea.ids != eb.ids
