@@ -132,7 +132,8 @@ def test_which_fits_errors_a_figure_carries():
 
     assert of("val.kernel_versions.dbench-sles9-speedup-4cpu") == ("kernel_versions",)
     assert of("val.channels.fex4-feature-duplex-mbps") == ("channels",)        # draws nothing: its area's fit
-    assert of("val.disks.cheetah-x15-access-time") == ()                        # no fit of drives
+    assert of("val.disks.travelstar-5k320-read-seek") == ()                     # the drive's own specs, no fit
+    assert of("val.disks.cheetah-x15-access-time") == ("channels",)             # the store's drive mechanics
     assert of("val.network.hipersockets-vs-osa-throughput-max") == ("network", "kernel_versions")
 
 

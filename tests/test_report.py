@@ -697,3 +697,15 @@ def test_waiting_for_shared_results(tmp_path, monkeypatch):
     finally:
         writer.join()
     assert fits._shared_results("storage") == {}
+
+
+def test_front_page_headline_shows_the_prediction_interval_after_the_parameters_one():
+    import pandas as pd
+
+    frame = pd.DataFrame({"workload.clients": [10], "throughput": [100.0], "throughput_lo": [90.0],
+                          "throughput_hi": [110.0], "throughput_prediction_lo": [60.0],
+                          "throughput_prediction_hi": [170.0], "response_time": [0.5], "response_time_lo": [0.4],
+                          "response_time_hi": [0.6], "model": ["closed: stub"]})
+    page = report._headline({"frame": frame, "sweep": ["workload.clients"]})
+    assert "100 [90, 110] (60 to 170)" in page       # the headline: both intervals
+    assert "0.5 [0.4, 0.6]<" in page                  # no prediction interval: the parameters' alone

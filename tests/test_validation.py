@@ -146,19 +146,36 @@ def test_ess800_sequential_read_and_write_by_hand():
 def test_disk_figures_by_hand():
     assert validation.predict("val.disks.travelstar-5k320-avg-latency", samples=0).predicted == pytest.approx(
         60 / 5400 / 2 * 1e3, rel=1e-12)                       # half a revolution at 5400 rpm [ms]
-    # the catalog's 15,000 rpm drive: average seek 3.7 ms (storage_servers.csv), half a revolution 2 ms
+    # the 15,000 rpm drive of the DS8300 / ESS-800 as the shipped store holds it (the channel fit's drive
+    # mechanics, read from the TOML itself): its seek, and half its revolution
+    drive = _shipped_channels()
+    seek, rev = drive["average_seek"]["value"] * 1e3, drive["revolution_time"]["value"] * 1e3
+    assert seek == pytest.approx(3.7, rel=1e-3) and rev == pytest.approx(4.0, rel=1e-3)   # the priors' centres
     assert validation.predict("val.disks.ultrastar-15k450-450gb-read-seek", samples=0).predicted == pytest.approx(
-        3.7, rel=1e-9)
+        seek, rel=1e-12)
     assert validation.predict("val.disks.cheetah-x15-access-time", samples=0).predicted == pytest.approx(
-        3.7 + 60 / 15000 / 2 * 1e3, rel=1e-9)
+        seek + rev / 2, rel=1e-12)
     # the Cheetah X15's outer zone: 48.9 MB/s per track, 0.7 ms to the next track every 4 ms revolution
     # (N. Brown, linux-kernel 2001-10-19, who computes the same "31.8 to 41.6 MB/sec" by hand)
     assert validation.predict("val.disks.cheetah-x15-transfer-rate", samples=0).predicted == pytest.approx(
         48.9 * 4 / (4 + 0.7), rel=1e-12)
-    # write seek: the same drive's 3.7 ms read seek plus the write settle of the C15K600 specification
+    # write seek: the same drive's read seek plus the write settle of the C15K600 specification
     # (Table 6 p. 27: write 3.1 ms - read 2.9 ms), not the 15K450's own Table 7
     assert validation.predict("val.disks.ultrastar-15k450-450gb-write-seek", samples=0).predicted == pytest.approx(
-        3.7 + (3.1 - 2.9), rel=1e-9)
+        seek + (3.1 - 2.9), rel=1e-9)
+    # drawn from the store: the seek's interval is the stored one (covariance with its prior), at least
+    p = validation.predict("val.disks.ultrastar-15k450-450gb-read-seek", samples=400, seed=0)
+    lo, hi = (v * 1e3 for v in drive["average_seek"]["interval"])
+    assert p.parameter_lo < seek < p.parameter_hi and lo * 0.9 < p.parameter_lo and p.parameter_hi < hi * 1.1
+
+
+def _shipped_channels():
+    import tomllib
+
+    from zmodel.store import default_path
+
+    with open(default_path(), "rb") as fh:
+        return tomllib.load(fh)["areas"]["channels"]["parameters"]
 
 
 def test_hipersockets_over_osa_by_hand():

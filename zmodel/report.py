@@ -1104,6 +1104,9 @@ def _headline(example: dict) -> str:
         if f"{col}_lo" in frame.columns:   # the value with its sampled 90 % interval
             t[col] = [f"{_readable(v)} [{_readable(lo)}, {_readable(hi)}]"
                       for v, lo, hi in zip(frame[col], frame[f"{col}_lo"], frame[f"{col}_hi"])]
+        if f"{col}_prediction_lo" in frame.columns:   # ... and its prediction interval (the model's error added)
+            t[col] = [f"{cell} ({_readable(lo)} to {_readable(hi)})" for cell, lo, hi in
+                      zip(t[col], frame[f"{col}_prediction_lo"], frame[f"{col}_prediction_hi"])]
     rename = {"throughput": unit_label, "response_time": "response time [s]",
               "cpu_utilization": "CPU utilization"}
     if "kernel.version" in sweep and len(sweep) == 2:
@@ -1165,7 +1168,7 @@ def validation_section(table, pages: list[tuple[str, str]] = ()) -> str:
               "interval carries their uncertainty only (the calibrated ones' spread, the assumed ones' plausible "
               "ranges), not what the model lacks; the prediction interval adds what each fit missed on the "
               "documents' own numbers left out of it (its cross-validation, never these figures): how far a "
-              "planner can trust the answer. A prediction from catalog values alone (a drive's seek) has no fit "
+              "planner can trust the answer. A prediction from a drive's own specification alone (its streaming rate) has no fit "
               "to measure its error and keeps the parameters' interval.</p>") if s.get("with_interval") else "",
              "<p>Published figures from outside the five source documents (IBM pages and manuals, drive "
              "specifications, trade press, mailing lists; <code>zmodel/_data/validation/</code>), posed to the "
@@ -1245,7 +1248,11 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
                  "parameters over their plausible range with the assumed value as the median (log-uniform where a "
                  "side spans decades). Wide brackets "
                  "say that an assumed parameter, not the data, decides the answer: <code>zmodel plan "
-                 "FILE --sensitivity</code> names it.</p>")
+                 "FILE --sensitivity</code> names it. The bracket leaves out what the model lacks; the "
+                 "parentheses after the headline value (the throughput, or an open load's response time) give its "
+                 "90 % <em>prediction</em> interval: the same draws with the composed model's out-of-sample error "
+                 "added, what the kernel-version fit missed on each documented benchmark left out of it "
+                 "(<code>Scenario.model_error</code>). Plan with the parentheses.</p>")
     if examples:
         used = sorted({a for ex in examples if "assumed" in ex["frame"].columns
                        for cell in ex["frame"]["assumed"] for a in str(cell).split(", ") if a})

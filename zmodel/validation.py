@@ -25,7 +25,7 @@ out-of-sample error of the fits the figure rests on (:func:`error_areas`,
 :class:`zmodel.store.ModelError`: each fit's value rows refitted without each, or without each
 benchmark, and predicted -- the documents' numbers only, never a validation figure), on the
 figure's scale (:data:`SCALES`); a catalog-only prediction in an area with a fit (a FICON card's
-rate) carries that fit's error, one in an area without (a drive's seek) keeps zero width.
+rate) carries that fit's error, one from a drive's own specification alone (its streaming rate) keeps zero width.
 
 Scoring (:func:`summary`):
 
@@ -152,7 +152,7 @@ def error_areas(predictor, figure_area: str, store) -> tuple[str, ...]:
     Those of the store areas the prediction draws (:attr:`Predictor.areas`) that hold a
     :class:`~zmodel.store.ModelError`; where it draws none, the figure's own area's fit if the
     store holds one with an error (a catalog-only channel prediction carries the channel model's
-    error); else none (a drive's seek from its specification: the catalogs' values are taken as
+    error); else none (a drive's streaming rate from its own specification: the catalogs' values are taken as
     facts, and no fit measured what such a prediction misses).
     """
     areas = tuple(predictor.areas) or (figure_area,)
@@ -203,8 +203,11 @@ def _defaults(area: str) -> dict[str, float]:
         from zmodel.kernel.versions import KernelCosts
         return {"copy_time_per_byte": float(KernelCosts().copy_time_per_byte)}
     if area == "channels":
+        from zmodel.hardware.storage import DriveMechanics
         from zmodel.kernel.scenario import DEFAULT_COMMAND_TIME
-        return {"ficon_command_time": DEFAULT_COMMAND_TIME}
+        drive = DriveMechanics()
+        return {"ficon_command_time": DEFAULT_COMMAND_TIME, "average_seek": drive.average_seek,
+                "revolution_time": drive.revolution_time}
     raise ValueError(f"area must be one of crypto, network, kernel_versions, channels, got {area!r}")
 
 
@@ -306,12 +309,15 @@ def _drive_15k():
 
 
 def _seek_15k(p) -> float:
-    return _drive_15k().average_seek_time() * 1e3
+    """Average read seek of the 15,000 rpm drive of the catalog's DS8300 / ESS-800 as the calibrated store holds
+    it [ms]: the channel fit's :class:`~zmodel.hardware.storage.DriveMechanics` ``average_seek`` (the same
+    drive, the ST373453's published latency as its prior; the catalog's 3.7 ms is that prior's centre)."""
+    return p["channels"]["average_seek"] * 1e3
 
 
 def _write_seek_15k(p) -> float:
-    """Average write seek of the catalog's 15,000 rpm drive: read seek + write settle (Disk notes) [ms]."""
-    return _drive_15k().average_write_seek_time() * 1e3
+    """Average write seek of the same drive: the store's read seek + the catalog drive's write settle (Disk notes) [ms]."""
+    return (p["channels"]["average_seek"] + _drive_15k().write_settle) * 1e3
 
 
 def _latency_5400(p) -> float:
@@ -337,8 +343,12 @@ def _seek_5k320(p) -> float:
 
 
 def _access_15k(p) -> float:
-    d = _drive_15k()
-    return (d.average_seek_time() + d.rotational_latency) * 1e3
+    """Seek plus half a revolution of the same drive, both as the calibrated store holds them
+    (:attr:`~zmodel.hardware.storage.DriveMechanics.random_access_time`) [ms]."""
+    from zmodel.hardware.storage import DriveMechanics
+
+    c = p["channels"]
+    return DriveMechanics(average_seek=c["average_seek"], revolution_time=c["revolution_time"]).random_access_time * 1e3
 
 
 #: Seagate Cheetah X15 ST318451LC (the drive of the c't figures), as quoted by N. Brown,
@@ -534,6 +544,9 @@ _ZHPF = ("FICON {card} channel in transport mode (ChannelCard.link(mode='transpo
 _LINK_ONLY_DUPLEX = ("FICON {card} channel at 16 Gbit/s in transport mode, 1 MiB I/Os half reads half writes: "
                      "maximum data rate (the catalog has the card's link rate only: no channel data path; zHPF "
                      "per-I/O time assumed as FICON Express8S's, which does not bind at 1 MiB)")
+_SEEK_15K = ("average seek of the 15,000 rpm drive of the catalog's DS8300/ESS-800 (Seagate ST373453 proxy) as "
+             "the calibrated store holds it (channels: DriveMechanics.average_seek, the drive's published latency "
+             "as prior)")
 #: figure id -> predictor (every expressible figure has one; tests check the two sets agree)
 PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
     "val.channels.zhpf-fex4-max-iops": Predictor(_ZHPF.format(card="Express4"), (), _zhpf_io_rate("FICON-Express4")),
@@ -576,26 +589,23 @@ PREDICTORS: dict[str, Predictor | _DbenchSpeedup] = {
         "ESS-800 (catalog) with 16 host links at 2 Gbit/s, 1 MiB sequential writes: saturation data rate "
         "(StorageServer.saturation: links, destage to RAID-5, internal data path, NVS mirroring)", (),
         _ess800_sequential("sequential_write")),
-    "val.disks.ultrastar-15k450-450gb-read-seek": Predictor(
-        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Seagate ST373453 proxy)",
-        (), _seek_15k),
+    "val.disks.ultrastar-15k450-450gb-read-seek": Predictor(_SEEK_15K, ("channels",), _seek_15k),
     "val.disks.ultrastar-15k450-450gb-write-seek": Predictor(
-        "average write seek of the catalog's 15,000 rpm drive: its average read seek plus the write settle "
-        "(Disk.average_write_seek_time; write settle from the Ultrastar C15K600 specification)", (),
+        "average write seek of the 15,000 rpm drive of the catalog's DS8300/ESS-800: its average read seek as the "
+        "calibrated store holds it (channels: DriveMechanics.average_seek) plus the write settle "
+        "(Disk.average_write_seek_time; write settle from the Ultrastar C15K600 specification)", ("channels",),
         _write_seek_15k),
-    "val.disks.ultrastar-15k450-300gb-read-seek": Predictor(
-        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Seagate ST373453 proxy)",
-        (), _seek_15k),
-    "val.disks.ultrastar-c15k600-read-seek": Predictor(
-        "average seek of the catalog's 15,000 rpm drive (DS8300/ESS-800 disk, Seagate ST373453 proxy)",
-        (), _seek_15k),
+    "val.disks.ultrastar-15k450-300gb-read-seek": Predictor(_SEEK_15K, ("channels",), _seek_15k),
+    "val.disks.ultrastar-c15k600-read-seek": Predictor(_SEEK_15K, ("channels",), _seek_15k),
     "val.disks.travelstar-5k320-avg-latency": Predictor(
         "rotational latency of a Disk at 5400 rpm: half a revolution", (), _latency_5400),
     "val.disks.travelstar-5k320-read-seek": Predictor(
         "average seek of a Disk whose seek follows the constant-acceleration law (a + b sqrt(d)) through the "
         "drive's single-track (1.0 ms) and full-stroke (20.0 ms) read seeks (Disk.from_stroke)", (), _seek_5k320),
     "val.disks.cheetah-x15-access-time": Predictor(
-        "access time = average seek + rotational latency of the catalog's 15,000 rpm drive", (), _access_15k),
+        "access time = average seek + rotational latency of the 15,000 rpm drive of the catalog's DS8300/ESS-800 "
+        "as the calibrated store holds them (channels: DriveMechanics.random_access_time)", ("channels",),
+        _access_15k),
     "val.disks.cheetah-x15-transfer-rate": Predictor(
         "streaming rate of the Cheetah X15's outer zone: its per-track rate (48.9 MB/s) paying a 0.7 ms switch "
         "to the next track every 4 ms revolution (Disk.sequential_rate)", (), _sustained_x15),
