@@ -96,7 +96,8 @@ def test_prediction_interval_adds_the_error_on_the_figures_scale(scale, point):
     h = 2.919985580353726 * st.areas["x"].model_error.scale      # t(0.95; 2) x s, the log half-width
     # by hand on each scale: a quantity's log, a change's growth factor 1 + x/100, a reduction's remaining 1 - x/100
     ends = {"log": (point * math.exp(-h), point * math.exp(h)),
-            "percent_change": (100 * ((1 + point / 100) * math.exp(-h) - 1), 100 * ((1 + point / 100) * math.exp(h) - 1)),
+            "percent_change": (100 * ((1 + point / 100) * math.exp(-h) - 1),
+                               100 * ((1 + point / 100) * math.exp(h) - 1)),
             "percent_reduction": (100 * (1 - (1 - point / 100) * math.exp(h)),
                                   100 * (1 - (1 - point / 100) * math.exp(-h)))}[scale]
     assert (p.predicted, p.parameter_lo, p.parameter_hi, p.model_error) == (point, point, point, ("x",))

@@ -764,7 +764,8 @@ def render_validation(table, fmt: str, *, samples: int, seed: int) -> str:
 
     text: the per-figure table, the summary, the per-area lines, the inexpressible figures
     with what is missing. csv: one row per figure (VALIDATION_COLUMNS, unit, kind, status,
-    missing, VALIDATION_INTERVAL_COLUMNS), then the summary as ``#`` comment lines. json: an object ``{"samples", "seed",
+    missing, VALIDATION_INTERVAL_COLUMNS), then the summary as ``#`` comment lines. json: an object
+    ``{"samples", "seed",
     "summary", "areas", "figures", "inexpressible"}`` (NaN as null).
     """
     from zmodel.validation import area_summary, summary

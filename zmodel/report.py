@@ -1168,7 +1168,8 @@ def validation_section(table, pages: list[tuple[str, str]] = ()) -> str:
               "interval carries their uncertainty only (the calibrated ones' spread, the assumed ones' plausible "
               "ranges), not what the model lacks; the prediction interval adds what each fit missed on the "
               "documents' own numbers left out of it (its cross-validation, never these figures): how far a "
-              "planner can trust the answer. A prediction from a drive's own specification alone (its streaming rate) has no fit "
+              "planner can trust the answer. A prediction from a drive's own specification alone (its streaming "
+              "rate) has no fit "
               "to measure its error and keeps the parameters' interval.</p>") if s.get("with_interval") else "",
              "<p>Published figures from outside the five source documents (IBM pages and manuals, drive "
              "specifications, trade press, mailing lists; <code>zmodel/_data/validation/</code>), posed to the "
@@ -1187,8 +1188,8 @@ def validation_section(table, pages: list[tuple[str, str]] = ()) -> str:
             "within ×2", "inside 90 % (parameters')"]
     rows = ["<table><thead><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr></thead><tbody>"]
     for r in shown[cols].to_dict(orient="records"):
-        cells = [r[c] if c in ("median |error|", "worst |error|", "inside 90 % (parameters')") else html.escape(str(r[c]))
-                 for c in cols]
+        cells = [r[c] if c in ("median |error|", "worst |error|", "inside 90 % (parameters')")
+                 else html.escape(str(r[c])) for c in cols]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     rows.append("</tbody></table>")
     parts.append("".join(rows))

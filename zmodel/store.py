@@ -18,7 +18,8 @@ profile-likelihood interval, where the covariance misrepresents the fit --
 :func:`zmodel.calibration.nonlinear_parameters` -- drawn by :func:`split_normal` with the
 covariance's correlation; ``readings range``: where the data determine it only up to a
 range, drawn uniformly) and the covariance matrix of the free parameters when it is defined.
-It also keeps the catalog rows used, the code version and the date.
+It also keeps the catalog rows used, the fit's out-of-sample error (:class:`ModelError`: its value
+rows refitted without each and predicted, on a log scale), the code version and the date.
 Products the fit derives from its parameters (``derived``, e.g. the IPTE stall as a
 fraction of the purge) are recorded by name so that a sampler can rebuild them. A
 readings range that holds only given assumed values of the same area (the bytes per sysfs
@@ -56,6 +57,10 @@ File layout (``format = "zmodel-parameters"``, ``version = 1``)::
     [areas.channels.covariance]
     names = ["ficon_command_time", ...]
     matrix = [[...], ...]
+    [areas.channels.model_error]
+    method = "leave-one-out"        # or "leave-one-benchmark-out"
+    ids = ["wavv08.ficon-4g-avg-gain", ...]
+    log_errors = [-0.16, ...]       # ln(left-out prediction / measured)
 
 Examples
 --------

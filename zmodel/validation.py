@@ -25,7 +25,8 @@ out-of-sample error of the fits the figure rests on (:func:`error_areas`,
 :class:`zmodel.store.ModelError`: each fit's value rows refitted without each, or without each
 benchmark, and predicted -- the documents' numbers only, never a validation figure), on the
 figure's scale (:data:`SCALES`); a catalog-only prediction in an area with a fit (a FICON card's
-rate) carries that fit's error, one from a drive's own specification alone (its streaming rate) keeps zero width.
+rate) carries that fit's error, one from a drive's own specification alone (its streaming rate)
+keeps zero width.
 
 Scoring (:func:`summary`):
 
@@ -152,8 +153,8 @@ def error_areas(predictor, figure_area: str, store) -> tuple[str, ...]:
     Those of the store areas the prediction draws (:attr:`Predictor.areas`) that hold a
     :class:`~zmodel.store.ModelError`; where it draws none, the figure's own area's fit if the
     store holds one with an error (a catalog-only channel prediction carries the channel model's
-    error); else none (a drive's streaming rate from its own specification: the catalogs' values are taken as
-    facts, and no fit measured what such a prediction misses).
+    error); else none (a drive's streaming rate from its own specification: the catalogs' values are
+    taken as facts, and no fit measured what such a prediction misses).
     """
     areas = tuple(predictor.areas) or (figure_area,)
     return tuple(a for a in areas if a in store.areas and store.areas[a].model_error is not None)
@@ -316,7 +317,8 @@ def _seek_15k(p) -> float:
 
 
 def _write_seek_15k(p) -> float:
-    """Average write seek of the same drive: the store's read seek + the catalog drive's write settle (Disk notes) [ms]."""
+    """Average write seek of the same drive: the store's read seek + the catalog drive's write settle
+    (Disk notes) [ms]."""
     return (p["channels"]["average_seek"] + _drive_15k().write_settle) * 1e3
 
 
@@ -412,6 +414,8 @@ class _DbenchSpeedup:
     cpus: int
     how: str
     areas: tuple[str, ...] = ("kernel_versions",)
+    #: the scale on which the fits' out-of-sample error adds (:data:`SCALES`)
+    scale: str = "log"
 
     def _runs(self, store, samples: int, seed, cache: dict):
         key = ("dbench", self.kernel, id(store), samples, seed)
@@ -428,8 +432,6 @@ class _DbenchSpeedup:
                 stack = scen.sampled(sweep, samples, seed)[:, :, 0] if samples else None
             cache[key] = (point, stack)
         return cache[key]
-
-    scale: str = "log"
 
     @property
     def ceiling(self) -> float:

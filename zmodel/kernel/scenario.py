@@ -121,14 +121,14 @@ OUTPUT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_uti
 #: numeric columns of :meth:`Scenario.predict` that get a sampled interval (``<name>_lo``, ``<name>_hi``)
 INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_utilization", "disk_utilization",
                     "steal", "memory_overhead")
-#: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
-#: percentiles of the sampled predictions
 #: the parameter-store area whose fit is the composition's own (each of its rows a whole benchmark on a
 #: composed system, zmodel.fits.kernel_versions): its left-out errors (zmodel.store.ModelError) are what a
 #: composed prediction misses out of sample
 COMPOSITION_AREA = "kernel_versions"
 #: key of the composed model's error draws in :meth:`Scenario.predict` (a stream apart from the parameters')
 _MODEL_ERROR_STREAM = 0x6D6F6465
+#: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
+#: percentiles of the sampled predictions
 #: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
 MAX_SAMPLES = 100_000
 #: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
