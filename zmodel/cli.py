@@ -1099,7 +1099,9 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--samples", type=int, default=0, metavar="N",
                       help="draws of the parameters over which every point is predicted again; with N > 0 each "
                       "quantity gets a 90 %% interval (<name>_lo, <name>_hi columns: calibrated parameters from "
-                      "their fitted distribution, assumed ones over their plausible range); default 0 (no "
+                      "their fitted distribution, assumed ones over their plausible range), and the headline "
+                      "quantity (throughput, or an open load's response time) its 90 %% prediction interval with "
+                      "the composed model's out-of-sample error (<name>_prediction_lo, _hi); default 0 (no "
                       "intervals); 200 or more for stable ends")
     plan.add_argument("--fixed-assumed", action="store_true",
                       help="with --samples: hold the assumed parameters at their values, so that the intervals "
