@@ -72,8 +72,6 @@ def parameters():
 #: parameter draws behind the probability of meeting the objective (seeded: reproducible)
 SAMPLES = 100
 SEED = 0
-#: second key of the composed model's error draws (a stream apart from the parameters')
-MODEL_ERROR_STREAM = 1
 
 
 def decision_table(data: dict | None = None, samples: int = SAMPLES):
@@ -99,9 +97,8 @@ def decision_table(data: dict | None = None, samples: int = SAMPLES):
         r = runs[:, :, INTERVAL_COLUMNS.index("response_time")]
         sustained = x >= TARGET_IO_RATE * (1 - 1e-12)
         table["p_meets"] = np.mean(sustained & (r <= RESPONSE_OBJECTIVE), axis=0)
-        error = scenario.model_error()
-        factor = (np.ones(samples) if error is None
-                  else np.exp(error.draws(np.random.default_rng([SEED, MODEL_ERROR_STREAM]), samples)))
+        factor = scenario.model_error_factors(samples, SEED)
+        factor = np.ones(samples) if factor is None else factor
         table["p_meets_model"] = np.mean(sustained & (r * factor[:, None] <= RESPONSE_OBJECTIVE), axis=0)
     table = table.rename(columns={"kernel.version": "kernel", "hardware.channels": "channels"})
     table["sustained"] = table["throughput"] >= TARGET_IO_RATE * (1 - 1e-12)

@@ -633,6 +633,8 @@ EXEMPT = {
                                "tests/test_uncertainty.py",
     "scenario.Scenario.sampled": "the draws' predictions stacked (an array for Scenario.predict's intervals); "
                                  "covered through predict(samples=) in tests/test_uncertainty.py",
+    "scenario.Scenario.model_error_factors": "random factors of the store's ModelError (draws, not a model "
+                                             "result); their use is tested in tests/test_uncertainty.py",
     "scenario.Scenario.headline": "the name of an output column (text), no numeric input",
     "scenario.Scenario.model_error": "the store's ModelError of the composition's area (a record, not a model "
                                      "result); its use is tested in tests/test_uncertainty.py",

@@ -178,3 +178,11 @@ def test_shipped_crypto_error_is_its_cross_validation():
     e = store.default().areas["crypto"].model_error
     assert e.ids == tuple(values["id"])
     assert np.allclose(e.log_errors, want, rtol=0, atol=store.MODEL_ERROR_ATOL)
+
+
+def test_model_error_sample_is_a_stream_of_its_own_per_seed_and_area():
+    e = store.ModelError("leave-one-out", ("a", "b"), (0.3, -0.4))
+    one = e.sample(50, 3, "x")
+    assert np.array_equal(one, e.sample(50, 3, "x"))                     # reproducible
+    assert not np.array_equal(one, e.sample(50, 3, "y"))                 # another fit: another stream
+    assert not np.array_equal(one, e.sample(50, 4, "x"))                 # another seed

@@ -349,6 +349,12 @@ class ModelError:
         """``n`` draws of a new prediction's log error (``scale`` times Student's t with ``rows`` dof)."""
         return self.scale * rng.standard_t(self.rows, size=n)
 
+    def sample(self, n: int, seed, area: str) -> np.ndarray:
+        """``n`` draws (:meth:`draws`) from the stream of ``area``'s model error: one of its own per seed
+        and area (:func:`_stream`, as each parameter's), so every prediction sampled with one seed
+        shares a fit's error draws, and the parameters' draws do not move."""
+        return self.draws(_stream(_base_seed(seed), f"model_error:{area}"), n)
+
     def to_dict(self) -> dict:
         return {"method": self.method, "ids": list(self.ids), "log_errors": [float(e) for e in self.log_errors]}
 

@@ -51,7 +51,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import zlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -168,8 +167,8 @@ def _with_model_error(point: float, draws, samples: int, seed: int, scale: str, 
     independent draw of each named fit's out-of-sample log error
     (:meth:`zmodel.store.ModelError.draws`, Student's t at the fit's spread), and takes the
     5th and 95th percentiles; a prediction without parameter draws adds them to its point. The
-    error draws come from a stream of their own per fit (the seed and the fit's name), so the
-    parameters' interval is the one the draws alone give. An end beyond ``ceiling``, the largest
+    error draws come from a stream of their own per fit (:meth:`~zmodel.store.ModelError.sample`),
+    so the parameters' interval is the one the draws alone give. An end beyond ``ceiling``, the largest
     value the quantity can take, stops there.
     """
     if samples == 0:
@@ -183,8 +182,7 @@ def _with_model_error(point: float, draws, samples: int, seed: int, scale: str, 
     with np.errstate(invalid="ignore", divide="ignore"):
         y = np.asarray(to(draws), dtype=float)
     for a in areas:
-        rng = np.random.default_rng([seed, zlib.crc32(f"model_error:{a}".encode())])
-        y = y + store.areas[a].model_error.draws(rng, samples)
+        y = y + store.areas[a].model_error.sample(samples, seed, a)
     if not np.all(np.isfinite(y)):
         return Prediction(point, math.nan, math.nan, plo, phi, areas)
     ends = np.minimum(back(np.asarray(_interval(y))), ceiling)

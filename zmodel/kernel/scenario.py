@@ -125,8 +125,6 @@ INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_u
 #: composed system, zmodel.fits.kernel_versions): its left-out errors (zmodel.store.ModelError) are what a
 #: composed prediction misses out of sample
 COMPOSITION_AREA = "kernel_versions"
-#: key of the composed model's error draws in :meth:`Scenario.predict` (a stream apart from the parameters')
-_MODEL_ERROR_STREAM = 0x6D6F6465
 #: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
 #: percentiles of the sampled predictions
 #: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
@@ -1484,6 +1482,16 @@ class Scenario:
         area = self.parameters.areas.get(COMPOSITION_AREA)
         return None if area is None else area.model_error
 
+    def model_error_factors(self, samples: int, seed=0):
+        """``samples`` factors exp(e) of the composed model's out-of-sample error (:meth:`model_error`),
+        one per parameter draw of :meth:`sampled` with the same seed, for all its points; None where
+        the store holds no such error. The draws are the store's stream of that error
+        (:meth:`zmodel.store.ModelError.sample`): ``zmodel validate`` draws the same ones for the
+        figures of :data:`COMPOSITION_AREA`."""
+        error = self.model_error()
+        samples = as_count("samples", samples, 1, MAX_SAMPLES)
+        return None if error is None else np.exp(error.sample(samples, seed, COMPOSITION_AREA))
+
     def sensitivity(self, output: str | None = None):
         """Tornado table: the headline output with each used parameter at the ends of its range.
 
@@ -1593,14 +1601,11 @@ class Scenario:
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
             base.attrs.update(samples=samples, seed=seed)   # what the intervals were drawn from
-            error = self.model_error()
-            if error is not None:
-                out = self.headline()
-                rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(
-                    [int(seed), _MODEL_ERROR_STREAM])
-                e = error.draws(rng, samples)
+            factors = self.model_error_factors(samples, seed)
+            if factors is not None:
+                out, error = self.headline(), self.model_error()
                 with np.errstate(divide="ignore", invalid="ignore"):   # a zero or infinite value stays so
-                    scaled = stack[:, :, INTERVAL_COLUMNS.index(out)] * np.exp(e)[:, None]
+                    scaled = stack[:, :, INTERVAL_COLUMNS.index(out)] * factors[:, None]
                 plo, phi = interval(scaled, axis=0)
                 base[f"{out}_prediction_lo"] = plo
                 base[f"{out}_prediction_hi"] = phi
