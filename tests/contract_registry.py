@@ -635,6 +635,11 @@ EXEMPT = {
                                  "covered through predict(samples=) in tests/test_uncertainty.py",
     "scenario.Scenario.model_error_factors": "random factors of the store's ModelError (draws, not a model "
                                              "result); their use is tested in tests/test_uncertainty.py",
+    "scenario.Scenario.model_errors": "the store's ModelError records of the fits a prediction rests on (records, "
+                                      "not a model result); the rule is tested in tests/test_uncertainty.py",
+    "scenario.Scenario.component_error_effects": "log ratios of Scenario.predict at scaled parameters (checked "
+                                                 "there); tested against X = 1/t's exact -e and a saturated "
+                                                 "point in tests/test_uncertainty.py",
     "scenario.Scenario.headline": "the name of an output column (text), no numeric input",
     "scenario.Scenario.model_error": "the store's ModelError of the composition's area (a record, not a model "
                                      "result); its use is tested in tests/test_uncertainty.py",

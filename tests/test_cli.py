@@ -80,7 +80,18 @@ def _make_stub():
                 raise ValueError(f"kernel.version: unknown kernel version {version!r}; known: 2.4.21, 2.6.10")
             return cls(data)
 
-        def predict(self, sweep=None):
+        def predict(self, sweep=None, samples=0, seed=0, progress=None, vary_assumed=True):
+            """With ``samples`` draws each interval column is exact: [value / 2, value x 2]."""
+            frame = self._points(sweep)
+            if samples:
+                for c in ("throughput", "response_time", "cpu_utilization", "channel_utilization",
+                          "disk_utilization", "steal", "memory_overhead"):
+                    frame[f"{c}_lo"], frame[f"{c}_hi"] = frame[c] / 2, frame[c] * 2
+                frame.attrs.update(samples=samples, seed=seed)
+                mod.calls.append(("samples", samples, seed, vary_assumed))
+            return frame
+
+        def _points(self, sweep=None):
             import itertools
 
             sweep = dict(sweep or {})
@@ -182,7 +193,7 @@ def test_sweep_reads_toml_booleans_so_a_flag_can_be_swept(capsys):
     assert cli.parse_sweep_value("True") == "True" and cli.parse_sweep_value("1") == 1
     path = str(REPO / "examples" / "pav_volumes.toml")
     code = cli.main(["plan", path, "--sweep", "hardware.zhpf=true,false", "--sweep", "hardware.pav_aliases=0",
-                     "--sweep", "hardware.volumes=4", "--format", "csv"])
+                     "--sweep", "hardware.volumes=4", "--format", "csv", "--samples", "0"])
     out, err = capsys.readouterr()
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -222,6 +233,36 @@ def test_plan_text_with_stub(stub, capsys):
     assert [ln.split()[:2] for ln in lines[3:6]] == [["0", "1"], ["1", "2"], ["2", "4"]]
 
 
+def test_plan_draws_a_hundred_parameter_sets_by_default(stub, capsys):
+    # every number a plan prints carries its interval unless --samples 0 asks for point values only
+    code, out, err = run_main(["plan", str(stub), "--sweep", "hardware.cpus=1,2"], capsys)
+    assert code == 0, err
+    assert cli.DEFAULT_SAMPLES == 100 and sys.modules["zmodel.kernel.scenario"].calls == [("samples", 100, 0, True)]
+    lines = out.splitlines()
+    assert lines[3].split(None, 2)[:2] == ["0", "1"] and "10 [5, 20]" in lines[3]     # the stub's [v / 2, 2 v]
+    assert any(ln.startswith("[lo, hi]: the 90 % interval over the 100 parameter draws (seed 0)") for ln in lines)
+    assert not any("no intervals" in ln for ln in lines)
+    code, out, err = run_main(["plan", str(stub), "--format", "csv", "--seed", "7", "--fixed-assumed"], capsys)
+    assert code == 0, err
+    assert "throughput_lo [transactions/s]" in out.splitlines()[0]
+    assert sys.modules["zmodel.kernel.scenario"].calls[-1] == ("samples", 100, 7, False)
+    code, out, err = run_main(["plan", str(stub), "--samples", "0"], capsys)
+    assert code == 0, err
+    assert "[" not in out.splitlines()[3] and len(sys.modules["zmodel.kernel.scenario"].calls) == 2
+    assert any(ln.startswith("no intervals (--samples 0): point values") and "--samples 100" in ln
+               for ln in out.splitlines())
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["--samples", "0", "--fixed-assumed"], ["--fixed-assumed", "--samples N > 0"]),
+    (["--sensitivity", "--samples", "5"], ["--sensitivity", "draws no samples"]),
+    (["--samples", "-1"], ["--samples must be an integer from 0"]),
+])
+def test_plan_sample_options_that_contradict_are_refused(stub, capsys, argv, needles):
+    code, out, err = run_main(["plan", str(stub), *argv], capsys)
+    assert_one_line_error(code, out, err, *needles)
+
+
 def test_text_table_shows_an_interval_in_its_value_cell_and_the_assumed_parameters_below():
     frame = pd.DataFrame({"throughput": [100.0, 250.5], "throughput_lo": [90.0, 200.0],
                           "throughput_hi": [110.0, 260.0], "model": "closed: stub", "assumed": ["a, b", "a, b"]})
@@ -259,7 +300,7 @@ def test_text_table_says_how_many_draws_and_warns_below_a_hundred():
 
 def test_plan_csv_with_stub_and_sweep_product(stub, capsys):
     code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", "hardware.cpus=1,2",
-                               "--sweep", "kernel.version=2.4.21,2.6.10"], capsys)
+                               "--sweep", "kernel.version=2.4.21,2.6.10", "--samples", "0"], capsys)
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 4
@@ -312,8 +353,8 @@ def test_plan_output_file_written_atomically(stub, capsys, tmp_path):
 def test_large_sweep_runs_in_chunks_with_the_same_rows(stub, capsys, monkeypatch):
     n = cli.LARGE_SWEEP
     code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", f"hardware.cpus=1,2",
-                               "--sweep", "workload.clients=" + ",".join(str(i) for i in range(1, n + 1))],
-                              capsys)
+                               "--sweep", "workload.clients=" + ",".join(str(i) for i in range(1, n + 1)),
+                               "--samples", "0"], capsys)
     assert code == 0, err
     frame = pd.read_csv(io.StringIO(out))
     assert len(frame) == 2 * n
@@ -525,7 +566,7 @@ def _examples():
 def test_plan_examples_all_formats(name, tmp_path, capsys):
     path = EXAMPLES / name
     assert path.exists(), f"examples/{name} is missing"
-    r = _run("plan", str(path), "--format", "json")  # the real command, once per example
+    r = _run("plan", str(path), "--format", "json", "--samples", "0")  # the real command, once per example
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     doc = json.loads(r.stdout)
@@ -538,16 +579,18 @@ def test_plan_examples_all_formats(name, tmp_path, capsys):
     swept = list(doc["sweep"])
     assert len(rows) == math.prod(len(v) for v in doc["sweep"].values())
     out = tmp_path / "plan.csv"
-    code, stdout, err = run_main(["plan", str(path), "--format", "csv", "--output", str(out)], capsys)
+    code, stdout, err = run_main(["plan", str(path), "--format", "csv", "--output", str(out), "--samples", "0"],
+                                 capsys)
     assert code == 0 and stdout == "", err
     with out.open(newline="") as fh:
         reader = csv.DictReader(fh)
         unit = "I/O/s" if "io_rate" in path.read_text() else "transactions/s"
         assert reader.fieldnames == swept + csv_headers(unit)
         assert len(list(reader)) == len(rows)
-    code, stdout, err = run_main(["plan", str(path)], capsys)
+    code, stdout, err = run_main(["plan", str(path), "--samples", "0"], capsys)
     assert code == 0, err
     assert "throughput [" in stdout and "features" in stdout and "parameters" in stdout and "model:" in stdout
+    assert "no intervals (--samples 0)" in stdout
     assert len([ln for ln in stdout.splitlines() if re.match(r"\s*\d+\s", ln)]) == len(rows)
 
 
@@ -749,17 +792,24 @@ def test_plan_cost_limit_names_the_option(capsys, tmp_path):
     toml.write_text(REAL_TOML.replace("clients = 8", "clients = 5000"))
     # cost: one point (POINT_COST units) + one MVA pass over populations 1..5000 (cli.estimate_cost)
     cost = cli.POINT_COST + 5000
-    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost - 1)], capsys)
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost - 1), "--samples", "0"], capsys)
     assert_one_line_error(code, out, err, f"--max-cost {cost} ")
-    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost), "--format", "json"], capsys)
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(cost), "--format", "json", "--samples", "0"],
+                              capsys)
     assert code == 0, err
+    # by default every point is predicted again for each of the 100 parameter draws: 101 times the cost
+    code, out, err = run_main(["plan", str(toml), "--max-cost", str(101 * cost - 1)], capsys)
+    assert_one_line_error(code, out, err, f"--max-cost {101 * cost} ", "with 100 parameter draws",
+                          f"--samples 0 (about {cost} units)")
 
 
 def test_plan_refuses_ten_million_clients_by_default(capsys, tmp_path):
     toml = tmp_path / "big.toml"
     toml.write_text(REAL_TOML.replace("clients = 8", "clients = 10000000"))
-    code, out, err = run_main(["plan", str(toml)], capsys)
+    code, out, err = run_main(["plan", str(toml), "--samples", "0"], capsys)
     assert_one_line_error(code, out, err, f"--max-cost {10_000_000 + cli.POINT_COST} ")
+    code, out, err = run_main(["plan", str(toml)], capsys)     # and so with the default 100 draws
+    assert_one_line_error(code, out, err, f"--max-cost {101 * (10_000_000 + cli.POINT_COST)} ")
 
 
 def test_plan_refuses_a_million_point_sweep_by_default(stub, capsys):
@@ -772,8 +822,8 @@ def test_plan_refuses_a_million_point_sweep_by_default(stub, capsys):
 def test_large_sweep_progress_is_lines_off_a_terminal(stub, capsys):
     n = cli.LARGE_SWEEP
     code, out, err = run_main(["plan", str(stub), "--format", "csv", "--sweep", "hardware.cpus=1,2,3,4",
-                               "--sweep", "workload.clients=" + ",".join(str(i) for i in range(1, n + 1))],
-                              capsys)
+                               "--sweep", "workload.clients=" + ",".join(str(i) for i in range(1, n + 1)),
+                               "--samples", "0"], capsys)
     assert code == 0, err
     lines = err.splitlines()
     # one line per chunk of the first key (4 chunks, each more than a tenth of the way)
@@ -811,7 +861,8 @@ def test_lpar_cpus_beyond_its_physical_cpus(capsys, tmp_path):
 def test_saturated_resources_are_named_not_absurd_numbers(capsys):
     # zvm_guests.toml: 1999 idle 2.4.21 guests tick 100 times a second each; their ticks need more
     # than the 4 physical CPUs, so the busy guest gets nothing (IBM Systems Journal, "Timer tick")
-    code, out, err = run_main(["plan", str(EXAMPLES / "zvm_guests.toml"), "--format", "json"], capsys)
+    code, out, err = run_main(["plan", str(EXAMPLES / "zvm_guests.toml"), "--format", "json", "--samples", "0"],
+                              capsys)
     assert code == 0, err
     rows = {(r["hypervisor.guests"], r["kernel.version"]): r for r in json.loads(out)["predictions"]}
     worst = rows[(2000, "2.4.21")]
@@ -826,7 +877,7 @@ def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
     # zmodel/_data/hardware/links.csv)
     path = EXAMPLES / "ficon_sizing.toml"
     code, out, err = run_main(["plan", str(path), "--defaults", "--format", "csv", "--sweep", "hardware.channels=1",
-                               "--sweep", "kernel.version=2.6.10"], capsys)
+                               "--sweep", "kernel.version=2.6.10", "--samples", "0"], capsys)
     assert code == 0, err
     (row,) = list(csv.DictReader(io.StringIO(out)))
     assert float(row["throughput [I/O/s]"]) == pytest.approx(7200.0, rel=1e-9)
@@ -834,7 +885,8 @@ def test_open_load_is_carried_and_reported_in_its_own_unit(capsys, tmp_path):
     assert row["model"].startswith("open")
     # utilizations at the carried load: the same as when exactly 7200 I/O/s are offered
     code, out, err = run_main(["plan", str(path), "--defaults", "--format", "csv", "--sweep", "hardware.channels=1",
-                               "--sweep", "kernel.version=2.6.10", "--sweep", "workload.io_rate=7200"], capsys)
+                               "--sweep", "kernel.version=2.6.10", "--sweep", "workload.io_rate=7200",
+                               "--samples", "0"], capsys)
     (carried,) = list(csv.DictReader(io.StringIO(out)))
     assert float(row["cpu_utilization [1]"]) == pytest.approx(float(carried["cpu_utilization [1]"]), rel=1e-12)
     assert float(row["disk_utilization [1]"]) == pytest.approx(float(carried["disk_utilization [1]"]), rel=1e-12)

@@ -197,6 +197,79 @@ def test_prediction_interval_adds_the_composed_models_error():
     assert df.attrs["model_error"].startswith("kernel_versions: leave-one-benchmark-out, 2 rows")
 
 
+CHANNEL_ERRORS = (0.5, -0.1, 0.2)   # left-out log errors of a channel fit
+
+
+def _store_with_channel_error():
+    d = _store_with_error().to_dict()
+    d["areas"]["channels"] = {"parameters": {"ficon_command_time": {
+        "value": 1 / 7200, "unit": "s", "calibrated": True, "interval": [1e-4, 2e-4], "method": "readings range",
+        "bounds": [5e-6, 1e-3]}},
+        "model_error": {"method": "leave-one-out", "ids": ["doc.c", "doc.d", "doc.e"],
+                        "log_errors": list(CHANNEL_ERRORS)}}
+    return store.ParameterStore.from_dict(d)
+
+
+FICON_LOAD = {"hardware": {"processor": "z990", "cpus": 2, "storage_server": "DS8300", "channel": "FICON-4G",
+                           "channels": 4},
+              "kernel": {"version": "2.6.10"},
+              "workload": {"kind": "random_read", "io_rate": 1000.0, "block_size": 4096}}
+
+
+def test_a_drawn_channel_time_adds_the_channel_fits_error():
+    # the prediction carries the error of each fit whose parameters it draws, beside the composition's own
+    # (whose benchmarks had no channel): one independent draw of each, their logs added
+    st = _store_with_channel_error()
+    sc = Scenario.from_dict(FICON_LOAD, parameters=st)
+    assert "ficon_command_time" in sc.used_parameters()
+    assert list(sc.model_errors()) == ["kernel_versions", "channels"]
+    factors = sc.model_error_factors(300, seed=4)
+    own = [st.areas[a].model_error.sample(300, 4, a) for a in ("kernel_versions", "channels")]
+    assert factors.shape == (300, 1)
+    effect = sc.component_error_effects("channels", own[1])
+    np.testing.assert_allclose(np.log(factors), own[0][:, None] + effect, rtol=1e-12, atol=1e-15)
+    # a closed load without I/O draws no channel time: the composition's error alone
+    assert list(Scenario.from_dict(SPECJBB, parameters=st).model_errors()) == ["kernel_versions"]
+    # no store, no error: point draws only
+    assert Scenario.from_dict(FICON_LOAD, parameters=store.EMPTY).model_errors() == {}
+    df = sc.predict(samples=40, seed=0)
+    assert df.attrs["model_error"].startswith("kernel_versions: leave-one-benchmark-out, 2 rows")
+    assert "; channels: leave-one-out, 3 rows" in df.attrs["model_error"]
+
+
+def test_the_channel_error_reaches_the_headline_as_far_as_the_headline_follows_the_channel():
+    st = _store_with_channel_error()
+    # one path, 2000 readers without think time: the throughput is the channel's command rate,
+    # 1 / ficon_command_time, so a channel model off by e^e moves it by exactly e^-e
+    bound = {"hardware": {"processor": "z990", "cpus": 8, "storage_server": "DS8300", "channel": "FICON-4G",
+                          "channels": 1},
+             "kernel": {"version": "2.6.10"},
+             "workload": {"kind": "random_read", "clients": 2000, "block_size": 4096}}
+    sc = Scenario.from_dict(bound, parameters=st)
+    x = float(sc.predict()["throughput"].iloc[0])
+    assert x == pytest.approx(7200.0, rel=1e-3)          # 1 / (1/7200 s), the store's value above
+    e = np.array([-0.9, -0.3, 0.0, 0.05, 0.4, 1.1])
+    np.testing.assert_allclose(sc.component_error_effects("channels", e)[:, 0], -e, atol=2e-3)
+    # at a grid point the effect is the prediction itself: the extreme draws are grid points
+    t = 1 / 7200
+    slow = float(sc.with_values({"ficon_command_time": t * math.exp(1.1)}).predict()["throughput"].iloc[0])
+    assert sc.component_error_effects("channels", e)[-1, 0] == pytest.approx(math.log(slow / x), rel=1e-12)
+    # a light open load on four paths hardly waits for its channels: a slower channel lengthens its
+    # response a little, a faster one shortens it a little, never below its time without queueing
+    light = Scenario.from_dict(FICON_LOAD, parameters=st).component_error_effects("channels", e)[:, 0]
+    assert np.all(np.diff(light) > 0) and light[2] == 0.0 and -0.1 < light[0] and light[-1] < 0.5
+    # a point saturated at the stored values keeps its draws' values (no effect); one that a slower
+    # channel saturates gets an infinite response time from that error on
+    over = {**FICON_LOAD, "hardware": {**FICON_LOAD["hardware"], "channels": 1},
+            "workload": {**FICON_LOAD["workload"], "io_rate": 20000.0}}
+    sat = Scenario.from_dict(over, parameters=st)
+    assert math.isinf(float(sat.predict()["response_time"].iloc[0]))
+    assert sat.component_error_effects("channels", e).tolist() == [[0.0]] * len(e)
+    near = Scenario.from_dict({**over, "workload": {**over["workload"], "io_rate": 6000.0}}, parameters=st)
+    g = near.component_error_effects("channels", e)[:, 0]
+    assert np.isfinite(g[:3]).all() and math.isinf(g[-1])   # 6000 I/O/s on a 7200/e^1.1 = 2400 I/O/s path
+
+
 def test_an_open_load_gets_the_prediction_interval_of_its_response_time():
     sc = Scenario.from_dict({"hardware": {"processor": "z990", "cpus": 2, "storage_server": "DS8300",
                                           "channel": "FICON-4G", "channels": 4},

@@ -101,6 +101,9 @@ LARGE_SWEEP = 500
 STABLE_SAMPLES = 100
 #: most parameter draws ``zmodel plan --samples`` takes
 MAX_SAMPLES = 100_000
+#: parameter draws of ``zmodel plan`` when ``--samples`` is not given: every number it prints carries
+#: its 90 % interval (each end on five draws, :data:`STABLE_SAMPLES`); ``--samples 0`` for point values
+DEFAULT_SAMPLES = STABLE_SAMPLES
 #: largest scenario file read [bytes]
 MAX_SCENARIO_BYTES = 1 << 20
 #: default limit of :func:`estimate_cost` (``--max-cost``): about a minute on one core
@@ -519,12 +522,16 @@ def _text_table(frame) -> str:
                      "how often published figures fall inside theirs")
         if predicted:
             lines.append(f"(lo to hi): the {100 * INTERVAL_LEVEL:g} % prediction interval of {', '.join(predicted)}: "
-                         "the draws with the composed model's out-of-sample error added "
+                         "the draws with the out-of-sample errors of the fits it rests on added "
                          f"({frame.attrs.get('model_error', 'the store')}; columns <name>_prediction_lo, "
-                         "<name>_prediction_hi): what the model missed on the documents' benchmarks left out")
+                         "<name>_prediction_hi): what the models missed on the documents' rows left out")
         if n and n < STABLE_SAMPLES:
             lines.append(f"  with fewer than {STABLE_SAMPLES} draws the ends move with the seed, and a prediction "
                          f"may fall outside its own interval: use --samples {2 * STABLE_SAMPLES} or more for stable ends")
+    elif "throughput" in frame.columns:
+        lines.append("no intervals (--samples 0): point values at the parameters' stored values, with neither "
+                     "their uncertainty nor the models' out-of-sample error; the default, "
+                     f"--samples {DEFAULT_SAMPLES}, gives both")
     for extra in ("model", "features", "parameters", "assumed"):
         if extra not in frame.columns:
             continue
@@ -682,17 +689,27 @@ def cmd_plan(args) -> int:
                 Scenario.from_dict(_with_value(data, key, value))
             except ValueError as exc:
                 raise UsageError(f"{where}: sweep {key}={value!r}: {_one_line(exc)}") from None
+    if args.samples is None:   # --sensitivity draws nothing; a plan draws by default
+        args.samples = 0 if args.sensitivity else DEFAULT_SAMPLES
+    elif args.samples < 0 or args.samples > MAX_SAMPLES:
+        raise UsageError(f"--samples must be an integer from 0 to {MAX_SAMPLES}, got {args.samples}")
+    elif args.sensitivity and args.samples:
+        raise UsageError("--sensitivity sets each parameter to the ends of its range; it draws no samples "
+                         "(leave out --samples)")
+    if args.fixed_assumed and not args.samples:
+        raise UsageError("--fixed-assumed holds the assumed parameters in the draws; it needs --samples N > 0")
     cost, points, largest = estimate_cost(scenario, sweep)
     cost *= 1 + max(0, args.samples)   # each draw predicts every point again
     if args.max_cost is not None and args.max_cost < 1:
         raise UsageError(f"--max-cost must be a positive integer, got {args.max_cost}")
     limit = MAX_COST if args.max_cost is None else args.max_cost
     if cost > limit:
+        draws = f" with {args.samples} parameter draws" if args.samples else ""
+        fewer = (f", or predict point values without intervals with --samples 0 (about {cost // (1 + args.samples)} "
+                 f"units)") if args.samples else ""
         raise UsageError(f"{where}: this plan would cost about {cost:.3g} units ({points} sweep point"
-                         f"{'s' if points != 1 else ''}, populations up to {largest}), above the limit "
-                         f"{limit:.3g} (about a minute); raise it with --max-cost {cost} if you mean it")
-    if args.samples < 0 or args.samples > MAX_SAMPLES:
-        raise UsageError(f"--samples must be an integer from 0 to {MAX_SAMPLES}, got {args.samples}")
+                         f"{'s' if points != 1 else ''}, populations up to {largest}{draws}), above the limit "
+                         f"{limit:.3g} (about a minute); raise it with --max-cost {cost} if you mean it{fewer}")
     if args.sensitivity and args.sweep:
         raise UsageError("--sensitivity predicts the scenario at its own values; it takes no --sweep "
                          "(the file's [sweep] section is not used either)")
@@ -1096,13 +1113,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "the calibrated store shipped with zmodel")
     source.add_argument("--defaults", action="store_true",
                         help="predict with every parameter at its declared default (no calibration)")
-    plan.add_argument("--samples", type=int, default=0, metavar="N",
-                      help="draws of the parameters over which every point is predicted again; with N > 0 each "
-                      "quantity gets a 90 %% interval (<name>_lo, <name>_hi columns: calibrated parameters from "
-                      "their fitted distribution, assumed ones over their plausible range), and the headline "
-                      "quantity (throughput, or an open load's response time) its 90 %% prediction interval with "
-                      "the composed model's out-of-sample error (<name>_prediction_lo, _hi); default 0 (no "
-                      "intervals); 200 or more for stable ends")
+    plan.add_argument("--samples", type=int, default=None, metavar="N",
+                      help="draws of the parameters over which every point is predicted again: each quantity gets "
+                      "a 90 %% interval (<name>_lo, <name>_hi columns: calibrated parameters from their fitted "
+                      "distribution, assumed ones over their plausible range), and the headline quantity "
+                      "(throughput, or an open load's response time) its 90 %% prediction interval with the "
+                      "out-of-sample errors of the fits it rests on (<name>_prediction_lo, _hi); default "
+                      f"{DEFAULT_SAMPLES}, 200 or more for stable ends; 0: point values only, no intervals")
     plan.add_argument("--fixed-assumed", action="store_true",
                       help="with --samples: hold the assumed parameters at their values, so that the intervals "
                       "show the calibration's uncertainty alone")

@@ -1251,9 +1251,10 @@ def index_page(calibrations, pages: list[tuple[str, str]], examples: list[dict] 
                  "say that an assumed parameter, not the data, decides the answer: <code>zmodel plan "
                  "FILE --sensitivity</code> names it. The bracket leaves out what the model lacks; the "
                  "parentheses after the headline value (the throughput, or an open load's response time) give its "
-                 "90 % <em>prediction</em> interval: the same draws with the composed model's out-of-sample error "
-                 "added, what the kernel-version fit missed on each documented benchmark left out of it "
-                 "(<code>Scenario.model_error</code>). Plan with the parentheses.</p>")
+                 "90 % <em>prediction</em> interval: the same draws with the out-of-sample errors of the fits it "
+                 "rests on added, what the kernel-version fit missed on each documented benchmark left out of it "
+                 "and, where a channel's per-I/O time is drawn, what the channel fit missed on each of its rows "
+                 "(<code>Scenario.model_errors</code>). Plan with the parentheses.</p>")
     if examples:
         used = sorted({a for ex in examples if "assumed" in ex["frame"].columns
                        for cell in ex["frame"]["assumed"] for a in str(cell).split(", ") if a})

@@ -127,6 +127,9 @@ INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_u
 COMPOSITION_AREA = "kernel_versions"
 #: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
 #: percentiles of the sampled predictions
+#: points of the grid over a component fit's error draws on which its effect on the headline is
+#: predicted exactly (:meth:`Scenario.component_error_effects`; interpolated between them)
+ERROR_GRID = 9
 #: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
 MAX_SAMPLES = 100_000
 #: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
@@ -1482,15 +1485,102 @@ class Scenario:
         area = self.parameters.areas.get(COMPOSITION_AREA)
         return None if area is None else area.model_error
 
-    def model_error_factors(self, samples: int, seed=0):
-        """``samples`` factors exp(e) of the composed model's out-of-sample error (:meth:`model_error`),
-        one per parameter draw of :meth:`sampled` with the same seed, for all its points; None where
-        the store holds no such error. The draws are the store's stream of that error
+    def _component_parameters(self) -> dict[str, list[str]]:
+        """Area -> the calibrated parameters the prediction draws from it, for every area other than
+        the composition's that holds them (the kernel costs are the composition's own, whatever fit
+        sets them: its left-out errors were measured with them)."""
+        kernel = set(parameter_info(KernelCosts))
+        calibrated = self.parameters.calibrated()
+        out: dict[str, list[str]] = {}
+        for n in self.used_parameters():
+            area = self.parameters.where(n)
+            if n in calibrated and n not in kernel and area is not None and area != COMPOSITION_AREA:
+                out.setdefault(area, []).append(n)
+        return out
+
+    def model_errors(self) -> dict:
+        """Area -> :class:`zmodel.store.ModelError` of every fit whose out-of-sample error a prediction
+        of this scenario carries: the composed model's (:data:`COMPOSITION_AREA`), then that of each
+        other fit whose calibrated parameters the prediction draws -- the channel fit's where a
+        channel's per-I/O time is drawn (the composition's benchmarks ran on systems without a FICON
+        or FCP channel, so their left-out errors never tested the channel model). The fits are
+        those ``zmodel validate`` names for a figure (:func:`zmodel.validation.error_areas`: the fits
+        whose parameters it draws); empty where the store holds no error (``--defaults``)."""
+        names = [COMPOSITION_AREA] + list(self._component_parameters())
+        areas = self.parameters.areas
+        return {a: areas[a].model_error for a in names if a in areas and areas[a].model_error is not None}
+
+    def component_error_effects(self, area: str, errors, sweep: Mapping | None = None) -> np.ndarray:
+        r"""How a component fit's out-of-sample error moves each sweep point's headline (:meth:`headline`).
+
+        The fit's rows are predictions of its own model (the channel fit's: a channel's I/O and data
+        rates), so a left-out log error :math:`e` says that model's times are off by :math:`e^{e}`.
+        Returns :math:`g_j(e) = \ln h_j(\hat\theta \cdot e^{e}) - \ln h_j(\hat\theta)` for each
+        ``errors`` value and point :math:`j`, shape (len(errors), points): the headline predicted
+        with the fit's calibrated parameters the prediction draws scaled by :math:`e^{e}` (a rate, a
+        parameter in ``.../s``, by :math:`e^{-e}`), all else at the stored values. A CPU-bound
+        throughput that never waits for its channel gets :math:`g = 0`, a channel-bound one
+        :math:`g = -e` (:math:`X = 1/t`), a response time near a channel's saturation grows without
+        bound -- the model's own nonlinearity, not a linearization. :math:`g` is computed exactly on
+        :data:`ERROR_GRID` points spanning ``errors`` (and 0) and interpolated linearly between
+        them; where a neighbour is infinite (the step saturates a resource) the nearer one's value is
+        taken. A point whose headline is infinite or zero at the stored values keeps 0 (its draws
+        decide it).
+        """
+        errors = np.asarray(errors, dtype=float)
+        names = self._component_parameters().get(area, [])
+        head = self.headline()
+        base = np.asarray(self.predict(sweep)[head], dtype=float)
+        if not names or not errors.size:
+            return np.zeros((errors.size, base.size))
+        values = self.parameters.values()
+        grid = np.unique(np.concatenate([np.linspace(errors.min(), errors.max(), ERROR_GRID), [0.0]]))
+        logs = np.empty((grid.size, base.size))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k, e in enumerate(grid):
+                if e == 0.0:
+                    logs[k] = 0.0
+                    continue
+                scaled = {n: values[n] * math.exp(-e if self.parameters.parameter(n).unit.endswith("/s") else e)
+                          for n in names}
+                logs[k] = np.log(np.asarray(self.with_values(scaled).predict(sweep)[head], dtype=float)) - np.log(base)
+        logs[:, ~(np.isfinite(base) & (base > 0))] = 0.0
+        # linear interpolation between the grid points that bracket each error; the nearer one where
+        # either is not finite
+        hi = np.clip(np.searchsorted(grid, errors), 1, grid.size - 1)
+        lo = hi - 1
+        w = np.clip((errors - grid[lo]) / (grid[hi] - grid[lo]), 0.0, 1.0)[:, None]
+        a, b = logs[lo], logs[hi]
+        with np.errstate(invalid="ignore"):
+            linear = (1.0 - w) * a + w * b
+        nearer = np.where(w < 0.5, a, b)
+        return np.where(np.isfinite(a) & np.isfinite(b), linear, nearer)
+
+    def model_error_factors(self, samples: int, seed=0, sweep: Mapping | None = None):
+        r"""Factors :math:`\exp(e_{\text{comp}} + \sum_a g_{a,j}(e_a))` of the out-of-sample errors the
+        prediction carries (:meth:`model_errors`), an array of shape (samples, points): one row per
+        parameter draw of :meth:`sampled` with the same seed, one column per sweep point (the row
+        order of :meth:`predict`). :math:`e_{\text{comp}}` is a draw of the composed model's error,
+        applied to the headline whole; :math:`e_a` one of each other fit's, applied through its
+        effect on the point's headline (:meth:`component_error_effects`: the headline predicted with
+        that model's times off by :math:`e^{e_a}`). One draw of each for all the points of a parameter
+        draw: the models err alike on neighbouring configurations. None where the store holds no such
+        error. Each fit's draws are the store's stream of that error
         (:meth:`zmodel.store.ModelError.sample`): ``zmodel validate`` draws the same ones for the
-        figures of :data:`COMPOSITION_AREA`."""
-        error = self.model_error()
+        figures of that fit's area."""
+        errors = self.model_errors()
         samples = as_count("samples", samples, 1, MAX_SAMPLES)
-        return None if error is None else np.exp(error.sample(samples, seed, COMPOSITION_AREA))
+        if not errors:
+            return None
+        points = sum(len(prefixes) for prefixes, _, _ in self._point_jobs(sweep)[1])
+        log = np.zeros((samples, points))
+        for area, error in errors.items():
+            draws = error.sample(samples, seed, area)
+            if area == COMPOSITION_AREA:
+                log = log + draws[:, None]
+            else:
+                log = log + self.component_error_effects(area, draws, sweep)
+        return np.exp(log)
 
     def sensitivity(self, output: str | None = None):
         """Tornado table: the headline output with each used parameter at the ends of its range.
@@ -1564,10 +1654,11 @@ class Scenario:
             90 % interval, ``<name>_lo`` and ``<name>_hi`` (the 5th and 95th percentiles
             of the sampled predictions; no interpolation, so an infinite response time in
             more than 5 % of the draws gives an infinite upper end); where the store holds
-            the composed model's out-of-sample error (:meth:`model_error`) the headline
-            output (:meth:`headline`) also gets its 90 % *prediction* interval,
+            the out-of-sample errors of the fits the prediction rests on (:meth:`model_errors`:
+            the composed model's, and the channel fit's where a channel time is drawn) the
+            headline output (:meth:`headline`) also gets its 90 % *prediction* interval,
             ``<headline>_prediction_lo`` and ``<headline>_prediction_hi``: each draw's value
-            times the exponential of a draw of that error (one draw for all the points of a
+            times the exponential of a draw of those errors (one draw for all the points of a
             sweep: the model errs alike on neighbouring configurations). 0: no intervals.
         seed : int or numpy.random.Generator
             Seed of the draws (the same seed gives the same intervals).
@@ -1601,16 +1692,17 @@ class Scenario:
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
             base.attrs.update(samples=samples, seed=seed)   # what the intervals were drawn from
-            factors = self.model_error_factors(samples, seed)
+            factors = self.model_error_factors(samples, seed, sweep)
             if factors is not None:
-                out, error = self.headline(), self.model_error()
+                out = self.headline()
                 with np.errstate(divide="ignore", invalid="ignore"):   # a zero or infinite value stays so
-                    scaled = stack[:, :, INTERVAL_COLUMNS.index(out)] * factors[:, None]
+                    scaled = stack[:, :, INTERVAL_COLUMNS.index(out)] * factors
                 plo, phi = interval(scaled, axis=0)
                 base[f"{out}_prediction_lo"] = plo
                 base[f"{out}_prediction_hi"] = phi
-                base.attrs["model_error"] = (f"{COMPOSITION_AREA}: {error.method}, {error.rows} rows, "
-                                             f"90 % log half-width {error.half_width(INTERVAL_LEVEL):.3g}")
+                base.attrs["model_error"] = "; ".join(
+                    f"{area}: {error.method}, {error.rows} rows, 90 % log half-width "
+                    f"{error.half_width(INTERVAL_LEVEL):.3g}" for area, error in self.model_errors().items())
             return base
         keys, jobs = self._point_jobs(sweep)
         if not keys:
