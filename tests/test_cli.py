@@ -246,9 +246,15 @@ def test_plan_draws_a_hundred_parameter_sets_by_default(stub, capsys):
     assert code == 0, err
     assert "throughput_lo [transactions/s]" in out.splitlines()[0]
     assert sys.modules["zmodel.kernel.scenario"].calls[-1] == ("samples", 100, 7, False)
+    code, out, err = run_main(["plan", str(stub), "--format", "json", "--seed", "3"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["intervals"] == {"level": 0.9, "samples": 100, "seed": 3, "model_error": None}
+    code, out, err = run_main(["plan", str(stub), "--format", "json", "--samples", "0"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["intervals"] is None
     code, out, err = run_main(["plan", str(stub), "--samples", "0"], capsys)
     assert code == 0, err
-    assert "[" not in out.splitlines()[3] and len(sys.modules["zmodel.kernel.scenario"].calls) == 2
+    assert "[" not in out.splitlines()[3] and len(sys.modules["zmodel.kernel.scenario"].calls) == 3
     assert any(ln.startswith("no intervals (--samples 0): point values") and "--samples 100" in ln
                for ln in out.splitlines())
 

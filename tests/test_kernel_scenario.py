@@ -297,6 +297,20 @@ def test_a_write_is_a_fast_write_whose_destage_loads_the_disks():
     assert u == pytest.approx(k * row["throughput"], rel=1e-3)       # printed to 4 digits
 
 
+def test_a_population_sweep_with_destage_is_each_population_alone():
+    # the destage fixed points of a population sweep advance together (scenario._lockstep: one
+    # compose_many call per step for all populations); each population must get exactly what it
+    # gets predicted alone, its own fixed point by its own steps
+    closed = {**BASE, "workload": {"kind": "oltp", "clients": 16, "read_fraction": 0.5}}
+    s = Scenario.from_dict(closed)
+    swept = s.predict({"workload.clients": [1, 5, 16, 40]})
+    assert "destage_utilization=" in swept["parameters"].iloc[0]        # the fixed-point path
+    for i, n in enumerate((1, 5, 16, 40)):
+        alone = Scenario.from_dict(_with("workload.clients", n, closed)).predict().iloc[0]
+        for col in ("throughput", "response_time", "cpu_utilization", "disk_utilization"):
+            assert swept[col].iloc[i] == alone[col], (n, col)            # bit for bit
+
+
 def test_io_scheduler_override_is_used():
     df = predict(_with("kernel.io_scheduler", "anticipatory"))
     assert "io_scheduler=anticipatory" in df["parameters"].iloc[0]

@@ -7,6 +7,7 @@ seeded coverage experiment judged against the binomial 99 % band.
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -127,6 +128,10 @@ def test_cli_samples_and_sensitivity(tmp_path, capsys):
     assert "throughput_lo [transactions/s]" in header and "response_time_hi [s]" in header
     assert main(["plan", str(scenario), "--samples", "20", "--fixed-assumed", "--format", "csv"]) == 0
     assert "throughput_lo" in capsys.readouterr().out.splitlines()[0]
+    assert main(["plan", str(scenario), "--samples", "20", "--format", "json"]) == 0   # the draws' basis
+    intervals = json.loads(capsys.readouterr().out)["intervals"]
+    assert intervals["samples"] == 20 and intervals["seed"] == 0 and intervals["level"] == 0.9
+    assert intervals["model_error"].startswith("kernel_versions: leave-one-benchmark-out, ")
     assert main(["plan", str(scenario), "--sensitivity", "--format", "csv"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("parameter,calibrated,value,low,high")

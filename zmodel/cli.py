@@ -569,16 +569,26 @@ def _plain_text(value):
 def render(frame, fmt: str, *, scenario: str = "", sweep: Mapping | None = None) -> str:
     """The predictions table as text, CSV or JSON (a string ending with a newline).
 
-    JSON is an object ``{"scenario", "sweep", "units", "predictions": [row, ...]}``;
-    non-finite numbers (a saturated station's infinite response time) are ``null``.
-    CSV headers carry the units (``response_time [s]``); text shows them where not 1.
+    JSON is an object ``{"scenario", "sweep", "units", "intervals", "predictions": [row, ...]}``;
+    ``intervals`` says what the ``<name>_lo``/``_hi`` and ``<name>_prediction_lo``/``_hi``
+    columns were drawn from -- ``{"level", "samples", "seed", "model_error"}`` (``model_error``:
+    the fits whose out-of-sample error the prediction interval carries, or null) -- and is null
+    for point values (``--samples 0``); non-finite numbers (a saturated station's infinite
+    response time) are ``null``. CSV headers carry the units (``response_time [s]``); text shows
+    them where not 1.
     """
     if fmt == "csv":
         return _with_unit_headers(frame).to_csv(index=False, lineterminator="\n")
     if fmt == "json":
+        from zmodel.conventions import INTERVAL_LEVEL
+
         rows = [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+        samples = frame.attrs.get("samples")
+        intervals = None if not samples else {"level": INTERVAL_LEVEL, "samples": int(samples),
+                                              "seed": _plain(frame.attrs.get("seed")),
+                                              "model_error": frame.attrs.get("model_error")}
         doc = {"scenario": scenario, "sweep": {k: [_plain(v) for v in vs] for k, vs in (sweep or {}).items()},
-               "units": _units(frame), "predictions": rows}
+               "units": _units(frame), "intervals": intervals, "predictions": rows}
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if fmt == "text":
         head = f"scenario: {scenario}  ({len(frame)} prediction{'s' if len(frame) != 1 else ''})\n" if scenario else ""

@@ -1132,11 +1132,12 @@ class Scenario:
             return (yield from plain(s, n)), 0.0, 1.0
 
         if sys.dispatch_fraction < 1.0 or destage > 0.0 or volumes:   # a fixed point per population
-            picks = []
-            for n in clients_list:
-                q, u, scale = yield from (self._compose_dispatched(one, sys, n, rule) if sys.dispatch_fraction < 1.0
-                                          else one(sys, n))
-                picks.append((q, 0, u, scale))
+            # the populations' fixed points advance together, each by its own steps: one
+            # compose_many call per step for all of them (until 2026-11-28 one population after
+            # another, a hundred times the calls for a sweep of a hundred populations)
+            solved = yield from _lockstep([self._compose_dispatched(one, sys, n, rule) if sys.dispatch_fraction < 1.0
+                                           else one(sys, n) for n in clients_list])
+            picks = [(q, 0, u, scale) for q, u, scale in solved]
         else:
             r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
                                     io_scheduler=self.kernel.io_scheduler, clients=np.asarray(clients_list)))
@@ -1820,6 +1821,34 @@ def _illinois(f, lo: float, f_lo: float, hi: float, f_hi: float, payload, tolera
     return hi, payload
 
 
+def _lockstep(generators):
+    """Run sub-generators of solver requests together inside one task; their return values, in order.
+
+    Yields, at each step, the list of the requests still pending (one per unfinished
+    sub-generator) and receives the list of their answers (:func:`_drive` serves a list as
+    one request each): every sub-generator advances by its own steps, so each gets what it gets
+    when run alone, and one step of all of them costs one :func:`compose_many` call.
+    """
+    out = [None] * len(generators)
+    pending = {}
+
+    def advance(i, reply):
+        try:
+            pending[i] = generators[i].send(reply)
+        except StopIteration as stop:
+            out[i] = stop.value
+
+    for i in range(len(generators)):
+        advance(i, None)
+    while pending:
+        items = list(pending.items())
+        pending.clear()
+        replies = yield [req for _, req in items]
+        for (i, _), reply in zip(items, replies):
+            advance(i, reply)
+    return out
+
+
 def _drive(tasks) -> list:
     """Run point tasks (generators of :class:`_Compose` / :class:`_Iosq` requests) together; their rows.
 
@@ -1829,7 +1858,8 @@ def _drive(tasks) -> list:
     call, and the pending IOSQ times of tasks with the same channel subsystem, block size and read
     fraction in one :meth:`~zmodel.hardware.channels.ChannelSubsystem.response_time` call
     (element by element the same arithmetic as one call each). A task advances by its
-    own steps, so each gets what it gets when driven alone.
+    own steps, so each gets what it gets when driven alone. A task may yield a list of
+    requests (:func:`_lockstep`): it receives the list of their answers.
     """
     out = [None] * len(tasks)
     pending = {}
@@ -1845,8 +1875,14 @@ def _drive(tasks) -> list:
     while pending:
         items = list(pending.items())
         pending.clear()
-        for (i, _), reply in zip(items, _serve([req for _, req in items])):
-            advance(i, reply)
+        flat, spans = [], []
+        for i, req in items:
+            many = isinstance(req, list)
+            spans.append((i, len(flat), len(req) if many else 1, many))
+            flat.extend(req if many else [req])
+        replies = _serve(flat)
+        for i, start, count, many in spans:
+            advance(i, replies[start:start + count] if many else replies[start])
     return out
 
 
