@@ -41,6 +41,39 @@ def test_the_documents_numbers_give_the_documents_fit(tmp_path):
     assert a.params.valuesdict() == b.params.valuesdict()
 
 
+def test_the_documents_numbers_give_the_documents_out_of_sample_error(tmp_path):
+    # the shipped store's storage error is the documents' leave-one-out: a file holding the same
+    # numbers must give it back
+    from zmodel.fits import registry
+
+    own = read_measurements(_write(tmp_path / "same.csv", _own_rows()))
+    mine = registry.model_error(storage.CALIBRATION, own)
+    shipped = store.default().areas["storage"].model_error
+    assert mine.method == shipped.method == "leave-one-out" and mine.ids == shipped.ids
+    assert mine.log_errors == pytest.approx(shipped.log_errors, abs=1e-9)
+
+
+def test_a_planners_out_of_sample_error_is_their_rows_left_out(tmp_path):
+    # each row of a changed file predicted by a fit without it, started from the declared defaults
+    # (calibrate with that row excluded, run directly): ln(prediction / the planner's number)
+    import math
+
+    from zmodel.fits import registry
+
+    rows = _own_rows()
+    rows[0][2] = str(1.5 * float(rows[0][2]))
+    own = read_measurements(_write(tmp_path / "changed.csv", rows))
+    mine = registry.model_error(storage.CALIBRATION, own)
+    assert mine.log_errors != pytest.approx(store.default().areas["storage"].model_error.log_errors, abs=1e-6)
+    for rid, e in zip(mine.ids, mine.log_errors):
+        fit = storage.CALIBRATION.run(measurements=own, exclude=[*storage.CALIBRATION.exclude, rid])
+        res = fit.residuals.set_index("id").loc[rid]
+        kind = res["kind"]
+        ratio = ((1 + res["predicted"] / 100) / (1 + res["measured"] / 100) if kind == "percent_change"
+                 else res["predicted"] / res["measured"])
+        assert e == pytest.approx(math.log(ratio), abs=1e-6), rid   # two fits: the optimizer's tolerance
+
+
 def test_a_changed_number_moves_the_fit(tmp_path):
     rows = _own_rows()
     fitted = storage.CALIBRATION.run()
@@ -111,6 +144,9 @@ def test_cli_calibrate_and_save_then_plan(tmp_path, capsys):
     assert main(["calibrate", "storage", "--measurements", str(mine), "--save", str(out)]) == 0
     saved = store.load(out)
     assert saved.areas["storage"].origin == "measurements: mine.csv"
+    # the saved area carries the planner's own out-of-sample error (here the documents' numbers: theirs)
+    assert saved.areas["storage"].model_error.log_errors == pytest.approx(
+        store.default().areas["storage"].model_error.log_errors, abs=1e-9)
     scenario = tmp_path / "s.toml"
     scenario.write_text('[hardware]\nprocessor = "z990"\ncpus = 1\n[kernel]\nversion = "2.6.10"\n'
                         '[workload]\nkind = "specjbb"\n')

@@ -891,7 +891,7 @@ def render_parameters(table, fmt: str, *, origin: str, model_errors=()) -> str:
               "* another area's value of this name is the one predictions use"]
     if model_errors:
         lines += ["", "out-of-sample error of each fit (its rows left out and predicted; 'zmodel validate' and "
-                  "'zmodel plan --samples' add it to the prediction interval):"]
+                  "'zmodel plan' add it to the prediction interval):"]
         for area, e in model_errors:
             d = _model_error_doc(area, e)
             lines.append(f"  {area}: {e.method}, {e.rows} row{'s' if e.rows != 1 else ''}, root mean square "
@@ -1066,7 +1066,8 @@ def _calibrate_own(args, entries) -> int:
             fitted = store.ParameterStore(areas={entry.area: area}, code_version=store._version(),
                                           created=_dt.date.today().isoformat())
         else:
-            fitted = registry.parameter_store({entry.area: result}, areas=[entry.area], origin=origin)
+            fitted = registry.parameter_store({entry.area: result}, areas=[entry.area], origin=origin,
+                                              measurements=own)
         merged = store.default()
         for area in fitted.areas.values():
             merged = merged.replace_area(area)

@@ -323,7 +323,9 @@ class Calibration:
         """Leave-one-out table (:func:`zmodel.calibration.cross_validate`), refits from the model's defaults.
 
         With the option ``grouped=True`` a whole group of :attr:`groups` (a benchmark) is left
-        out at a time; ``workers=K`` runs the refits in K processes (the same table). The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
+        out at a time; ``measurements=`` cross-validates a planner's own numbers in place of the
+        documents' (:meth:`measurements_with`, as :meth:`run` fits them; not memoised);
+        ``workers=K`` runs the refits in K processes (the same table). The fit on all rows is :meth:`run`'s (memoised); tables are memoised per
         options.
         """
         workers = options.pop("workers", 1)   # processes for the refits: the same table whatever the count
@@ -335,17 +337,22 @@ class Calibration:
         :func:`zmodel.calibration.cross_validate_many` that compute it."""
         options = dict(options)
         grouped = bool(options.pop("grouped", False))
+        own = options.pop("measurements", None)   # a planner's numbers in place of the documents' (run's)
         if grouped and not self.groups:
             raise ValueError(f"calibration {self.area!r} declares no groups: grouped cross-validation needs them")
         if self.fit is not None:
+            if own is not None:
+                raise ValueError(f"calibration {self.area!r} is not a catalog fit: it cross-validates no "
+                                 f"measurements table")
             return None, self.validate(progress=progress, **options), None
-        key = _frozen(options)
+        key = _frozen(options) if own is None else None   # a planner's table is not memoised
         memo_key = None if key is None else ("cross_validate", grouped, key)
         if (known := self._recall(memo_key)) is not None:
             return memo_key, known.copy(), None
-        full = self.run(**options)
+        full = self.run(**options) if own is None else self.run(measurements=own, **options)
         model_opts, data_dir, kw = self._split(options)
-        return memo_key, None, dict(model=self.model(**model_opts), measurements=self.measurements(data_dir),
+        rows = self.measurements(data_dir) if own is None else self.measurements_with(own, data_dir)
+        return memo_key, None, dict(model=self.model(**model_opts), measurements=rows,
                                     groups=dict(self.groups) if grouped else None, full=full, **kw)
 
     def _keep_cross_validation(self, memo_key, cv):

@@ -178,33 +178,38 @@ def calibrations(layer: str | None = None) -> list:
 STORE_INTERVALS = "auto"
 
 
-def model_error(cal):
+def model_error(cal, measurements=None):
     """The out-of-sample error of a catalog calibration (:class:`zmodel.store.ModelError`), or None.
 
     From its cross-validation on the documents (:meth:`zmodel.fits.Calibration.cross_validate`,
-    memoised): a whole benchmark left out at a time where the calibration declares groups
-    (rows that share a cause), else one row at a time; each value row's left-out error on a log
-    scale (:func:`zmodel.calibration.out_of_sample_log_errors`). None where no value row is left.
+    memoised), or on a planner's own numbers in their place (``measurements``, a frame of
+    :func:`zmodel.data.read_measurements`, as the fit took them): a whole benchmark left out at a
+    time where the calibration declares groups (rows that share a cause), else one row at a
+    time; each value row's left-out error on a log scale
+    (:func:`zmodel.calibration.out_of_sample_log_errors`). None where no value row is left.
     """
     from zmodel import store
     from zmodel.calibration import out_of_sample_log_errors
 
     grouped = bool(cal.groups)
-    errors = out_of_sample_log_errors(cal.cross_validate(grouped=grouped))
+    options = {} if measurements is None else {"measurements": measurements}
+    errors = out_of_sample_log_errors(cal.cross_validate(grouped=grouped, **options))
     if not len(errors):
         return None
     return store.ModelError("leave-one-benchmark-out" if grouped else "leave-one-out",
                             tuple(errors["id"]), tuple(float(e) for e in errors["log_error"]))
 
 
-def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin: str = "documents"):
+def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin: str = "documents",
+                    measurements=None):
     """The parameter store (:class:`zmodel.store.ParameterStore`) of the catalog calibrations.
 
     Each area is stored from its fit with ``intervals=``:data:`STORE_INTERVALS`; a given
     result fitted otherwise is refitted so (from the documents; a planner's measurements must
-    be fitted so by the caller). An area fitted to the documents also stores its out-of-sample
-    error (:func:`model_error`); one fitted to a planner's measurements does not (its
-    cross-validation would be of those measurements, which the registry does not hold).
+    be fitted so by the caller). Each area also stores its out-of-sample error
+    (:func:`model_error`): its cross-validation on the documents, or, for an area fitted to a
+    planner's measurements, on those (``measurements``, the frame the fit took, with the
+    documents' rows it does not replace); without that frame such an area stores none.
 
     Parameters
     ----------
@@ -216,6 +221,9 @@ def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin:
         fits such as ``dasd`` have no parameters to store and are skipped).
     origin : str
         What the fits were fitted to (``"documents"`` or ``"measurements: FILE"``).
+    measurements : pandas.DataFrame, optional
+        The planner's numbers the ``results`` were fitted to (:func:`zmodel.data.read_measurements`),
+        for their cross-validation; with ``origin`` other than the documents only.
     """
     from zmodel import store
 
@@ -236,6 +244,8 @@ def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin:
                                       derived=getattr(cal, "derived", {}))
         if origin == "documents":
             area = dataclasses.replace(area, model_error=model_error(cal))
+        elif measurements is not None:
+            area = dataclasses.replace(area, model_error=model_error(cal, measurements))
         found[entry.area] = area
     return store.ParameterStore(areas=found, code_version=store._version(),
                                 created=_dt.date.today().isoformat())
