@@ -125,11 +125,11 @@ INTERVAL_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_u
 #: composed system, zmodel.fits.kernel_versions): its left-out errors (zmodel.store.ModelError) are what a
 #: composed prediction misses out of sample
 COMPOSITION_AREA = "kernel_versions"
-#: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
-#: percentiles of the sampled predictions
 #: points of the grid over a component fit's error draws on which its effect on the headline is
 #: predicted exactly (:meth:`Scenario.component_error_effects`; interpolated between them)
 ERROR_GRID = 9
+#: coverage of the predicted intervals (zmodel.conventions.INTERVAL_LEVEL, re-exported): the 5th and 95th
+#: percentiles of the sampled predictions
 #: most draws :meth:`Scenario.predict` takes (each costs one prediction of every sweep point)
 MAX_SAMPLES = 100_000
 #: workload kind -> {profile field: parameter store name}: preset fields a calibration fits
