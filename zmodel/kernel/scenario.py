@@ -1858,32 +1858,23 @@ def _drive(tasks) -> list:
     call, and the pending IOSQ times of tasks with the same channel subsystem, block size and read
     fraction in one :meth:`~zmodel.hardware.channels.ChannelSubsystem.response_time` call
     (element by element the same arithmetic as one call each). A task advances by its
-    own steps, so each gets what it gets when driven alone. A task may yield a list of
-    requests (:func:`_lockstep`): it receives the list of their answers.
+    own steps, so each gets what it gets when driven alone (:func:`_lockstep`). A task may yield
+    a list of requests (its own :func:`_lockstep`): it receives the list of their answers.
     """
-    out = [None] * len(tasks)
-    pending = {}
-
-    def advance(i, reply):
-        try:
-            pending[i] = tasks[i].send(reply)
-        except StopIteration as stop:
-            out[i] = stop.value
-
-    for i in range(len(tasks)):
-        advance(i, None)
-    while pending:
-        items = list(pending.items())
-        pending.clear()
-        flat, spans = [], []
-        for i, req in items:
-            many = isinstance(req, list)
-            spans.append((i, len(flat), len(req) if many else 1, many))
-            flat.extend(req if many else [req])
-        replies = _serve(flat)
-        for i, start, count, many in spans:
-            advance(i, replies[start:start + count] if many else replies[start])
-    return out
+    runner = _lockstep(tasks)
+    try:
+        requests = next(runner)
+        while True:
+            flat, spans = [], []
+            for req in requests:
+                many = isinstance(req, list)
+                spans.append((len(flat), len(req) if many else 1, many))
+                flat.extend(req if many else [req])
+            replies = _serve(flat)
+            requests = runner.send([replies[start:start + count] if many else replies[start]
+                                    for start, count, many in spans])
+    except StopIteration as stop:
+        return stop.value
 
 
 def _serve(requests) -> list:
