@@ -524,7 +524,7 @@ def _text_table(frame) -> str:
             lines.append(f"(lo to hi): the {100 * INTERVAL_LEVEL:g} % prediction interval of {', '.join(predicted)}: "
                          "the draws with the out-of-sample errors of the fits it rests on added "
                          f"({frame.attrs.get('model_error', 'the store')}; columns <name>_prediction_lo, "
-                         "<name>_prediction_hi): what the models missed on the documents' rows left out")
+                         "<name>_prediction_hi): what the models missed on the rows left out of each fit")
         if n and n < STABLE_SAMPLES:
             lines.append(f"  with fewer than {STABLE_SAMPLES} draws the ends move with the seed, and a prediction "
                          f"may fall outside its own interval: use --samples {2 * STABLE_SAMPLES} or more for stable ends")

@@ -242,9 +242,7 @@ def parameter_store(results=None, areas: Iterable[str] | None = None, *, origin:
             result = cal.run(intervals=STORE_INTERVALS)
         area = store.area_from_result(entry.area, result, title=entry.title, origin=origin,
                                       derived=getattr(cal, "derived", {}))
-        if origin == "documents":
-            area = dataclasses.replace(area, model_error=model_error(cal))
-        elif measurements is not None:
+        if origin == "documents" or measurements is not None:   # cross-validated on what it was fitted to
             area = dataclasses.replace(area, model_error=model_error(cal, measurements))
         found[entry.area] = area
     return store.ParameterStore(areas=found, code_version=store._version(),

@@ -1528,12 +1528,19 @@ class Scenario:
         taken. A point whose headline is infinite or zero at the stored values keeps 0 (its draws
         decide it).
         """
+        return self._component_effects(self._component_parameters().get(area, []), errors, sweep,
+                                       self._headline_values(sweep))
+
+    def _headline_values(self, sweep: Mapping | None = None) -> np.ndarray:
+        """The headline (:meth:`headline`) of each sweep point at the stored values."""
+        return np.asarray(self.predict(sweep)[self.headline()], dtype=float)
+
+    def _component_effects(self, names, errors, sweep, base: np.ndarray) -> np.ndarray:
+        """:meth:`component_error_effects` for the parameters ``names``, given the points' headline ``base``."""
         errors = np.asarray(errors, dtype=float)
-        names = self._component_parameters().get(area, [])
-        head = self.headline()
-        base = np.asarray(self.predict(sweep)[head], dtype=float)
         if not names or not errors.size:
             return np.zeros((errors.size, base.size))
+        head = self.headline()
         values = self.parameters.values()
         grid = np.unique(np.concatenate([np.linspace(errors.min(), errors.max(), ERROR_GRID), [0.0]]))
         logs = np.empty((grid.size, base.size))
@@ -1569,18 +1576,25 @@ class Scenario:
         error. Each fit's draws are the store's stream of that error
         (:meth:`zmodel.store.ModelError.sample`): ``zmodel validate`` draws the same ones for the
         figures of that fit's area."""
-        errors = self.model_errors()
         samples = as_count("samples", samples, 1, MAX_SAMPLES)
+        return self._error_factors(self.model_errors(), samples, seed, sweep)
+
+    def _error_factors(self, errors: Mapping, samples: int, seed, sweep, base: np.ndarray | None = None):
+        """:meth:`model_error_factors` for the fits' ``errors`` (:meth:`model_errors`), given the points'
+        headline ``base`` at the stored values where the caller has it (else predicted here)."""
         if not errors:
             return None
-        points = sum(len(prefixes) for prefixes, _, _ in self._point_jobs(sweep)[1])
-        log = np.zeros((samples, points))
+        parts = self._component_parameters()
+        if base is None:
+            base = (self._headline_values(sweep) if set(errors) - {COMPOSITION_AREA} else
+                    np.empty(sum(len(prefixes) for prefixes, _, _ in self._point_jobs(sweep)[1])))
+        log = np.zeros((samples, base.size))
         for area, error in errors.items():
             draws = error.sample(samples, seed, area)
             if area == COMPOSITION_AREA:
                 log = log + draws[:, None]
             else:
-                log = log + self.component_error_effects(area, draws, sweep)
+                log = log + self._component_effects(parts.get(area, []), draws, sweep, base)
         return np.exp(log)
 
     def sensitivity(self, output: str | None = None):
@@ -1693,9 +1707,9 @@ class Scenario:
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
             base.attrs.update(samples=samples, seed=seed)   # what the intervals were drawn from
-            factors = self.model_error_factors(samples, seed, sweep)
+            out, errors = self.headline(), self.model_errors()
+            factors = self._error_factors(errors, samples, seed, sweep, np.asarray(base[out], dtype=float))
             if factors is not None:
-                out = self.headline()
                 with np.errstate(divide="ignore", invalid="ignore"):   # a zero or infinite value stays so
                     scaled = stack[:, :, INTERVAL_COLUMNS.index(out)] * factors
                 plo, phi = interval(scaled, axis=0)
@@ -1703,7 +1717,7 @@ class Scenario:
                 base[f"{out}_prediction_hi"] = phi
                 base.attrs["model_error"] = "; ".join(
                     f"{area}: {error.method}, {error.rows} rows, 90 % log half-width "
-                    f"{error.half_width(INTERVAL_LEVEL):.3g}" for area, error in self.model_errors().items())
+                    f"{error.half_width(INTERVAL_LEVEL):.3g}" for area, error in errors.items())
             return base
         keys, jobs = self._point_jobs(sweep)
         if not keys:
