@@ -294,6 +294,27 @@ def test_text_table_shows_the_prediction_interval_after_the_parameters_one():
         "throughput_prediction_lo [1/s],throughput_prediction_hi [1/s]")     # the throughput's unit
 
 
+def test_text_table_shows_the_fraction_of_saturated_draws_only_where_a_draw_saturates():
+    frame = pd.DataFrame({"response_time": [0.004, math.inf], "response_time_lo": [0.0039, math.inf],
+                          "response_time_hi": [math.inf, math.inf], "response_time_prediction_lo": [0.003, math.inf],
+                          "response_time_prediction_hi": [math.inf, math.inf], "p_saturated": [0.25, 1.0],
+                          "p_saturated_prediction": [0.5, 1.0]})
+    frame.attrs.update(samples=200, seed=0, model_error="channels: leave-one-out, 4 rows")
+    lines = cli.render(frame, "text").splitlines()
+    assert lines[0].split()[-1] == "p_saturated" and "p_saturated_prediction" not in lines[0]
+    assert lines[2].endswith("0.25 (0.5)") and lines[3].endswith("1 (1)")   # the prediction's in parentheses
+    assert any(ln.startswith("p_saturated: the fraction of the draws in which the point does not carry its load")
+               and "(in parentheses) over the draws with the fits' out-of-sample errors" in ln for ln in lines)
+    # no draw saturates: no column, one line saying so
+    calm = frame.iloc[:1].assign(response_time_hi=0.0041, response_time_prediction_hi=0.005, p_saturated=0.0,
+                                 p_saturated_prediction=0.0)
+    calm.attrs.update(frame.attrs)
+    lines = cli.render(calm, "text").splitlines()
+    assert "p_saturated" not in lines[0]
+    assert "p_saturated: no draw saturates any point (column p_saturated in CSV and JSON)" in lines
+    assert cli.render(calm, "csv").splitlines()[0].endswith(",p_saturated,p_saturated_prediction")
+
+
 def test_text_table_says_how_many_draws_and_warns_below_a_hundred():
     # the 5 % end of n draws is about their 0.05 n-th smallest: fewer than 100 draws put it on fewer than five
     frame = pd.DataFrame({"throughput": [100.0], "throughput_lo": [90.0], "throughput_hi": [110.0]})

@@ -709,3 +709,18 @@ def test_front_page_headline_shows_the_prediction_interval_after_the_parameters_
     page = report._headline({"frame": frame, "sweep": ["workload.clients"]})
     assert "100 [90, 110] (60 to 170)" in page       # the headline: both intervals
     assert "0.5 [0.4, 0.6]<" in page                  # no prediction interval: the parameters' alone
+
+
+def test_front_page_headline_shows_the_fraction_of_saturated_draws_where_one_saturates():
+    import pandas as pd
+
+    frame = pd.DataFrame({"hardware.channels": [1, 1, 2, 2], "kernel.version": ["2.4.21", "2.6.10"] * 2,
+                          "throughput": [9000.0, 9000.0, 15000.0, 15000.0],
+                          "response_time": [math.inf, math.inf, 0.004, 0.0039],
+                          "p_saturated": [1.0, 1.0, 0.81, 0.0], "p_saturated_prediction": [1.0, 1.0, 0.91, 0.05],
+                          "model": ["open: stub"] * 4})
+    page = report._headline({"frame": frame, "sweep": ["hardware.channels", "kernel.version"]})
+    assert "<th>2.4.21: P(saturated)</th><th>2.6.10: P(saturated)</th>" in page
+    assert "<td>0.81 (0.91)</td><td>0.00 (0.05)</td>" in page     # the prediction's fraction in parentheses
+    calm = frame.assign(p_saturated=0.0, p_saturated_prediction=0.0)
+    assert "P(saturated)" not in report._headline({"frame": calm, "sweep": ["hardware.channels", "kernel.version"]})

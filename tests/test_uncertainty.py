@@ -285,3 +285,28 @@ def test_an_open_load_gets_the_prediction_interval_of_its_response_time():
     df = sc.predict(samples=40, seed=0)
     assert {"response_time_prediction_lo", "response_time_prediction_hi"} <= set(df.columns)
     assert "throughput_prediction_lo" not in df
+
+
+def test_p_saturated_is_the_probability_that_a_drawn_channel_cannot_carry_the_load():
+    # one path offered lam I/O/s saturates where lam x ficon_command_time >= 1 (the channel processor's
+    # capacity; the response time is finite just below it); the command time is drawn uniformly from
+    # its readings range [T0, T1], so P(saturated) = (T1 - 1/lam) / (T1 - T0) = 4/7 at lam = 7000
+    t0, t1, lam, n = 1e-4, 2e-4, 7000.0, 200
+    st = store.ParameterStore.from_dict({"areas": {"channels": {"parameters": {"ficon_command_time": {
+        "value": 1.5e-4, "unit": "s", "calibrated": True, "interval": [t0, t1], "method": "readings range",
+        "bounds": [5e-6, 1e-3]}}}}})
+    one_path = {**FICON_LOAD, "hardware": {**FICON_LOAD["hardware"], "cpus": 8, "channels": 1}}
+    sweep = {"workload.io_rate": [lam, 12000.0]}
+    df = Scenario.from_dict(one_path, parameters=st).predict(sweep, samples=n, seed=3, vary_assumed=False)
+    p = (t1 - 1.0 / lam) / (t1 - t0)
+    assert p == pytest.approx(4 / 7)
+    # the seeded fraction within 4 binomial standard deviations of the probability
+    assert abs(df["p_saturated"].iloc[0] - p) <= 4 * math.sqrt(p * (1 - p) / n)
+    # 12000 I/O/s: no drawn path carries it (1/12000 s < T0)
+    assert df["p_saturated"].iloc[1] == 1.0
+    # more than 5 % of the draws saturated: the interval's upper end is infinite (no interpolation)
+    assert math.isinf(df["response_time_hi"].iloc[0])
+    # without a model error in the store there is no prediction-level fraction
+    assert "p_saturated_prediction" not in df
+    # point values carry no fraction
+    assert "p_saturated" not in Scenario.from_dict(one_path, parameters=st).predict(sweep)

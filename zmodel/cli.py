@@ -485,9 +485,14 @@ def _text_table(frame) -> str:
     predicted = [c for c in ranged if f"{c}_prediction_lo" in frame.columns and f"{c}_prediction_hi" in frame.columns]
     bounds = {f"{c}_{end}" for c in ranged for end in ("lo", "hi")}
     bounds |= {f"{c}_prediction_{end}" for c in predicted for end in ("lo", "hi")}
+    bounds.add("p_saturated_prediction")   # shown in parentheses in p_saturated's cell
     shown = [c for c in frame.columns if c not in long_columns and c not in bounds]
     if "saturated" in shown and not frame["saturated"].astype(str).str.len().gt(0).any():
         shown.remove("saturated")
+    saturating = "p_saturated" in shown and bool(
+        (frame[[c for c in ("p_saturated", "p_saturated_prediction") if c in frame.columns]] > 0).any(axis=None))
+    if "p_saturated" in shown and not saturating:   # no draw saturates any point: said below the table
+        shown.remove("p_saturated")
     units = _units(frame)
     headers = {c: f"{c} [{units[c]}]" if c in units and units[c] != "1" else c for c in shown}
 
@@ -504,6 +509,8 @@ def _text_table(frame) -> str:
         if c in predicted:
             lo, hi = (fmt(_plain_text(frame[f"{c}_prediction_{end}"].iloc[i])) for end in ("lo", "hi"))
             text += f" ({lo} to {hi})"
+        if c == "p_saturated" and "p_saturated_prediction" in frame.columns:
+            text += f" ({fmt(_plain_text(frame['p_saturated_prediction'].iloc[i]))})"
         return text
 
     cells = [["row"] + [headers[c] for c in shown]] + [[str(i)] + [cell(c, i) for c in shown]
@@ -525,6 +532,13 @@ def _text_table(frame) -> str:
                          "the draws with the out-of-sample errors of the fits it rests on added "
                          f"({frame.attrs.get('model_error', 'the store')}; columns <name>_prediction_lo, "
                          "<name>_prediction_hi): what the models missed on the rows left out of each fit")
+        if saturating:
+            lines.append("p_saturated: the fraction of the draws in which the point does not carry its load "
+                         "(response time infinite)"
+                         + ("; (in parentheses) over the draws with the fits' out-of-sample errors added"
+                            if "p_saturated_prediction" in frame.columns else ""))
+        elif "p_saturated" in frame.columns:
+            lines.append("p_saturated: no draw saturates any point (column p_saturated in CSV and JSON)")
         if n and n < STABLE_SAMPLES:
             lines.append(f"  with fewer than {STABLE_SAMPLES} draws the ends move with the seed, and a prediction "
                          f"may fall outside its own interval: use --samples {2 * STABLE_SAMPLES} or more for stable ends")

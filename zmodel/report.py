@@ -1107,8 +1107,13 @@ def _headline(example: dict) -> str:
         if f"{col}_prediction_lo" in frame.columns:   # ... and its prediction interval (the model's error added)
             t[col] = [f"{cell} ({_readable(lo)} to {_readable(hi)})" for cell, lo, hi in
                       zip(t[col], frame[f"{col}_prediction_lo"], frame[f"{col}_prediction_hi"])]
+    if "p_saturated" in frame.columns:   # the fraction of the draws that do not carry the load
+        pred = frame["p_saturated_prediction"] if "p_saturated_prediction" in frame.columns else None
+        if (frame["p_saturated"] > 0).any() or (pred is not None and (pred > 0).any()):
+            t["p_saturated"] = [f"{p:.2f}" + ("" if pred is None else f" ({q:.2f})")
+                                for p, q in zip(frame["p_saturated"], frame["p_saturated"] if pred is None else pred)]
     rename = {"throughput": unit_label, "response_time": "response time [s]",
-              "cpu_utilization": "CPU utilization"}
+              "cpu_utilization": "CPU utilization", "p_saturated": "P(saturated)"}
     if "kernel.version" in sweep and len(sweep) == 2:
         other = [k for k in sweep if k != "kernel.version"][0]
         wide = t.pivot(index=other, columns="kernel.version")
@@ -1116,6 +1121,8 @@ def _headline(example: dict) -> str:
         cols = [(v, ver) for ver in dict.fromkeys(t["kernel.version"]) for v in values]
         if "saturated" in t.columns and t["saturated"].astype(str).str.len().gt(0).any():
             cols += [("saturated", ver) for ver in dict.fromkeys(t["kernel.version"])]
+        if "p_saturated" in t.columns:
+            cols += [("p_saturated", ver) for ver in dict.fromkeys(t["kernel.version"])]
         wide = wide[cols]
         wide.columns = [f"{ver}: {rename.get(v, v)}" for v, ver in cols]
         return _fmt_table(wide.reset_index(), {c: _readable for c in wide.columns})

@@ -1674,7 +1674,12 @@ class Scenario:
             headline output (:meth:`headline`) also gets its 90 % *prediction* interval,
             ``<headline>_prediction_lo`` and ``<headline>_prediction_hi``: each draw's value
             times the exponential of a draw of those errors (one draw for all the points of a
-            sweep: the model errs alike on neighbouring configurations). 0: no intervals.
+            sweep: the model errs alike on neighbouring configurations). ``p_saturated``
+            is the fraction of the draws in which the point saturates (response time
+            infinite: the draw's system does not carry the load), and with a response time's
+            prediction interval ``p_saturated_prediction`` the same over the draws with the
+            errors added (a channel fit's error can carry a draw past the channel's capacity).
+            0: no intervals.
         seed : int or numpy.random.Generator
             Seed of the draws (the same seed gives the same intervals).
         progress : callable, optional
@@ -1687,7 +1692,8 @@ class Scenario:
         -------
         pandas.DataFrame
             Columns: the swept key paths (in the given order), then
-            :data:`OUTPUT_COLUMNS`, then the interval columns when ``samples > 0``.
+            :data:`OUTPUT_COLUMNS`, then the interval columns and ``p_saturated`` when
+            ``samples > 0``.
 
         Notes
         -----
@@ -1707,6 +1713,8 @@ class Scenario:
                 base[f"{col}_lo"] = lo[:, k]
                 base[f"{col}_hi"] = hi[:, k]
             base.attrs.update(samples=samples, seed=seed)   # what the intervals were drawn from
+            response = stack[:, :, INTERVAL_COLUMNS.index("response_time")]
+            base["p_saturated"] = _saturated_fraction(response)
             out, errors = self.headline(), self.model_errors()
             factors = self._error_factors(errors, samples, seed, sweep, np.asarray(base[out], dtype=float))
             if factors is not None:
@@ -1715,6 +1723,8 @@ class Scenario:
                 plo, phi = interval(scaled, axis=0)
                 base[f"{out}_prediction_lo"] = plo
                 base[f"{out}_prediction_hi"] = phi
+                if out == "response_time":   # a channel's error can carry a draw past its saturation
+                    base["p_saturated_prediction"] = _saturated_fraction(scaled)
                 base.attrs["model_error"] = "; ".join(
                     f"{area}: {error.method}, {error.rows} rows, 90 % log half-width "
                     f"{error.half_width(INTERVAL_LEVEL):.3g}" for area, error in errors.items())
@@ -1773,6 +1783,17 @@ class Scenario:
             else:
                 jobs.append(([dict(zip(keys, combo))], Scenario.from_dict(d, self.costs, self.parameters), None))
         return keys, jobs
+
+
+def _saturated_fraction(response) -> np.ndarray:
+    """Per sweep point, the fraction of the draws ``response[i, j]`` whose response time is infinite.
+
+    A draw saturates a point when its system cannot carry the point's load: an open load at or
+    beyond a station's capacity, or no capacity left to the workload (:meth:`Scenario.predict`'s
+    ``saturated``); its response time is then infinite. The fraction is the planner's estimate of
+    the probability that the configuration does not carry the load at all.
+    """
+    return np.mean(np.isinf(np.asarray(response, dtype=float)), axis=0)
 
 
 @dataclasses.dataclass(frozen=True)
