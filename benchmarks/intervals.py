@@ -5,7 +5,8 @@ Usage (from the repository root)::
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/intervals.py [--samples N]
 
 The sweep is examples/oltp_z990_ds8300.toml over ``workload.clients`` = 1..100 (one
-batched MVA per draw: the closed model solves every population at once), with the
+composition per draw: the closed model solves every population at once, each population its
+own network, the storage server's destage inside compose's fixed point), with the
 shipped parameter store; assumed parameters are drawn over their plausible ranges. One
 warm-up prediction first (Numba compile excluded). Wall-clock seconds on a shared
 machine; a measurement, never a test assertion.

@@ -1212,3 +1212,49 @@ def test_a_lock_held_for_no_time_under_overcommit():
     r1 = compose("2.4.21", w, s, KernelCosts(runqueue_hold=1e-15))
     assert r0.throughput > 0
     assert r0.throughput == pytest.approx(r1.throughput, rel=1e-6)
+
+
+@pytest.mark.parametrize("k", [2e-3, 40e-3])
+def test_a_background_disk_load_stretches_the_disk_accesses_to_its_own_fixed_point(k):
+    # the destage of fast writes busies the disks k seconds per transaction without being waited for:
+    # U = k X, and the transactions' disk demand D_d / (1 - U) (shadow server, Lazowska et al. 1984,
+    # Sec. 11.3.2). Two clients, exact MVA by hand (as in the test above): X = mva2(D_c, D_d / (1 - U)),
+    # and U the root of k X(U) - U, found here with mpmath to 30 digits. k = 40 ms couples strongly
+    # (k X(0) is about 8: substituting U = k X(U) alone would diverge, |d(kX)/dU| is about 10 at the root)
+    import mpmath
+
+    mpmath.mp.dps = 30
+    c = KernelCosts(io_request_time=20e-6, io_lock_hold=30e-6, segment_time=0.3e-6,
+                    unplug_time_per_queue=50e-9)
+    w = WorkloadProfile("io", clients=2, user_time=1e-3, io_per_transaction=2, block_size=4096)
+    dc, dd = mpmath.mpf("1.1e-3"), mpmath.mpf("4e-3")
+
+    def mva2(dc, dd):
+        x1 = 1 / (dc + dd)
+        return 2 / (dc * (1 + x1 * dc) + dd * (1 + x1 * dd))
+
+    kk = mpmath.mpf(k)
+    u = mpmath.findroot(lambda u: kk * mva2(dc, dd / (1 - u)) - u, (mpmath.mpf(0), kk * mva2(dc, dd) if k < 4e-3
+                                                                    else mpmath.mpf("0.999")), solver="anderson")
+    s = SystemConfig(cpus=1, disks=1, disk_time=2e-3, devices=0, background_disk_load=k)
+    r = compose("2.6.6", w, s, c, io_scheduler="deadline")
+    assert r.converged
+    assert r.throughput == pytest.approx(float(mva2(dc, dd / (1 - u))), rel=1e-10)
+    assert r.disk_demand == pytest.approx(float(dd / (1 - u)), rel=1e-10)
+    # the disk is busy with the transactions' accesses and the background load: X D_d + U < 1
+    assert float(r.throughput) * float(dd) + float(u) < 1.0
+    # a population sweep gives each population what it gets alone (one fixed point per network)
+    many = compose("2.6.6", w, s, c, io_scheduler="deadline", clients=[1, 2, 7])
+    assert many.throughput[1] == r.throughput
+
+
+def test_a_background_disk_load_bounds_a_disk_bound_throughput_at_one_over_the_disk_time_and_load():
+    # many clients, no think time, one disk: the disk is the bottleneck and busy all the time, a
+    # fraction U = k X with the background load and X D_d / (1 - U) with the transactions, so
+    # X -> 1 / (D_d + k) (bottleneck law, Lazowska et al. 1984, Sec. 5.2, with the load's share)
+    w = WorkloadProfile("io", clients=400, user_time=1e-5, io_per_transaction=1, block_size=4096)
+    k = 6e-3
+    s = SystemConfig(cpus=8, disks=1, disk_time=2e-3, devices=0, background_disk_load=k)
+    r = compose("2.6.6", w, s, KernelCosts(), io_scheduler="deadline")
+    assert r.converged
+    assert r.throughput == pytest.approx(1.0 / (2e-3 + k), rel=1e-6)

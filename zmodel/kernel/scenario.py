@@ -105,8 +105,6 @@ MULTIPATH_CHOICES = ("multibus", "failover")
 PAV_CHOICES = ("static", "hyper")
 #: relative tolerance of the IOSQ fixed point of a closed scenario with ``hardware.volumes``
 IOSQ_TOLERANCE = 1e-9
-#: relative tolerance of the destage fixed point of a closed scenario with fast writes
-DESTAGE_TOLERANCE = 1e-9
 #: largest population searched for an open load's operating point (Scenario._open_operating_point)
 OPEN_POPULATION_MAX = 4096
 #: relative tolerance of the dispatch-fraction fixed point of an image under a hypervisor
@@ -694,8 +692,9 @@ class Scenario:
 
         The disk time per I/O is what a transaction waits for on the disks: its random read
         misses. A storage server with NVS acknowledges writes from cache (fast write); their
-        destage loads the disks (:meth:`_background_disk_load`, :meth:`_compose_with_destage`)
-        without being waited for. Without NVS a write waits for its RAID write on the disks. Sequential
+        destage loads the disks (:meth:`_background_disk_load`;
+        :attr:`~zmodel.kernel.versions.SystemConfig.background_disk_load` in a closed
+        composition) without being waited for. Without NVS a write waits for its RAID write on the disks. Sequential
         reads are pre-staged: the server reads the stream into its cache ahead of the host
         (:meth:`zmodel.hardware.storage.StorageServer.closed_load`), so they load the disks as
         the destage does and wait only for the controller and the link (until 2026-11-27 they
@@ -1119,6 +1118,10 @@ class Scenario:
             return [row]
         destage = self._background_disk_load(prof)
         volumes = self.hardware.volumes is not None and prof.io_per_transaction > 0
+        if destage > 0.0:
+            # the destage's share of the disks, U = k X, is part of compose's fixed point (until
+            # 2026-11-28 a root search here, one composition per population and step)
+            sys = dataclasses.replace(sys, background_disk_load=destage)
 
         def plain(s, n):   # one population's composition on system s (with its IOSQ fixed point)
             if volumes:
@@ -1126,22 +1129,21 @@ class Scenario:
             return (yield _Compose(dict(kernel=kv, workload=prof, system=s, costs=self.costs,
                                         io_scheduler=self.kernel.io_scheduler, clients=np.asarray([n]))))
 
-        def one(s, n):   # ... and with the destage of its fast writes: (result, U, scale)
-            if destage > 0.0:
-                return (yield from self._compose_with_destage(plain, s, n, destage))
-            return (yield from plain(s, n)), 0.0, 1.0
+        def one(s, n):   # ... with the destage's share of the disks: (result, U, scale)
+            r = yield from plain(s, n)
+            return (r,) + _destage_share(r, 0, destage, sys.disk_time)
 
-        if sys.dispatch_fraction < 1.0 or destage > 0.0 or volumes:   # a fixed point per population
+        if sys.dispatch_fraction < 1.0 or volumes:   # a fixed point per population
             # the populations' fixed points advance together, each by its own steps: one
             # compose_many call per step for all of them (until 2026-11-28 one population after
             # another, a hundred times the calls for a sweep of a hundred populations)
             solved = yield from _lockstep([self._compose_dispatched(one, sys, n, rule) if sys.dispatch_fraction < 1.0
                                            else one(sys, n) for n in clients_list])
             picks = [(q, 0, u, scale) for q, u, scale in solved]
-        else:
+        else:   # every population in one composition (one batched MVA per fixed-point pass)
             r = yield _Compose(dict(kernel=kv, workload=prof, system=sys, costs=self.costs,
                                     io_scheduler=self.kernel.io_scheduler, clients=np.asarray(clients_list)))
-            picks = [(r, i, 0.0, 1.0) for i in range(len(clients_list))]
+            picks = [(r, i) + _destage_share(r, i, destage, sys.disk_time) for i in range(len(clients_list))]
         limit, limit_name = self._server_limit(prof)
         rows = []
         for i, (r, j, u, scale) in enumerate(picks):
@@ -1174,47 +1176,6 @@ class Scenario:
         for row in rows:
             row["assumed"] = assumed
         return rows
-
-    def _compose_with_destage(self, plain, sys: SystemConfig, clients: int, load: float):
-        r""":func:`compose` at one population with the disks shared with the destage and the pre-stage.
-
-        The writes complete in the storage server's cache and NVS, sequential reads are read
-        ahead into it; their destage and pre-stage (``load`` = :meth:`_background_disk_load`
-        per transaction/s) keep the disks busy a fraction
-        :math:`U = k X` of the time, during which the transactions' read misses wait:
-        their disk service is stretched to :math:`D_r / (1 - U)` (the shadow-server
-        treatment of a higher-priority background load, Lazowska et al. 1984, §11.3.2, with
-        the destage as that load), and :math:`U` solves :math:`U = k\,X(U)` (:math:`X` falls
-        as :math:`U` grows: one root in :math:`[0, k X(0)]`, regula falsi). Without read
-        misses the destage only bounds the rate: :math:`X \le 1/k` (the NVS fills and
-        throttles the writes, :meth:`zmodel.hardware.storage.StorageServer.nvs`). With
-        ``hardware.volumes`` each composition carries its IOSQ fixed point (``plain(system,
-        clients)``, a generator returning the composition, :meth:`_point_task`).
-
-        Returns ``(result, U, scale)``: the composition, the destage utilization and the factor
-        that caps its throughput (1 unless the destage bounds it). A generator of requests
-        (see :func:`_drive`).
-        """
-        base, n = sys.disk_time, int(clients)
-
-        def run(u):
-            r = yield from plain(dataclasses.replace(sys, disk_time=base / (1.0 - u)) if u > 0.0 else sys, n)
-            return r, float(np.ravel(r.throughput)[0])
-
-        r0, x0 = yield from run(0.0)
-        if base <= 0.0 or load * x0 <= 0.0:   # no read waits on the disks: the destage bounds the rate
-            u = load * x0
-            return r0, min(u, 1.0), (1.0 / u if u > 1.0 else 1.0)
-
-        def excess(u):   # U = k X(U): the root is where the destage the throughput makes is U
-            r, x = yield from run(u)
-            return load * x - u, r
-
-        hi = min(load * x0, 1.0 - 1e-12)
-        f_hi, r_hi = yield from excess(hi)
-        if f_hi < 0.0:
-            hi, r_hi = yield from _illinois(excess, 0.0, load * x0, hi, f_hi, r_hi, DESTAGE_TOLERANCE)
-        return r_hi, hi, 1.0
 
     def _compose_with_iosq(self, kv: KernelVersion, prof: WorkloadProfile, sys: SystemConfig, clients: int):
         r""":func:`compose` per population with the IOSQ time of :meth:`iosq_time` as a delay per transaction.
@@ -1783,6 +1744,24 @@ class Scenario:
             else:
                 jobs.append(([dict(zip(keys, combo))], Scenario.from_dict(d, self.costs, self.parameters), None))
         return keys, jobs
+
+
+def _destage_share(r, j: int, load: float, disk_time: float) -> tuple[float, float]:
+    r"""The destage's share :math:`U = k X` of the disks at population ``j`` of ``r``, and the factor capping ``X``.
+
+    ``load`` is :math:`k` (:meth:`Scenario._background_disk_load`). With disk accesses of the
+    transactions (``disk_time > 0``) :math:`U` is :func:`~zmodel.kernel.versions.compose`'s own
+    (:attr:`~zmodel.kernel.versions.SystemConfig.background_disk_load`) and the factor 1.
+    Without them the destage only bounds the rate: :math:`X \le 1/k` (the NVS fills and
+    throttles the writes, :meth:`zmodel.hardware.storage.StorageServer.nvs`), factor
+    :math:`1/U` where :math:`kX > 1`. ``(0, 1)`` without a destage.
+    """
+    if load <= 0.0:
+        return 0.0, 1.0
+    u = load * float(np.ravel(np.asarray(r.throughput, dtype=float))[j])
+    if disk_time <= 0.0 or u <= 0.0:
+        return min(u, 1.0), (1.0 / u if u > 1.0 else 1.0)
+    return min(u, 1.0 - 1e-12), 1.0
 
 
 def _saturated_fraction(response) -> np.ndarray:

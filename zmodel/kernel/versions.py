@@ -143,6 +143,11 @@ SWITCHES_PER_WAIT = 2
 FIXED_POINT_ITERATIONS = 12
 #: a composition whose last fixed-point pass changes a utilization by less than this has converged [1]
 FIXED_POINT_TOL = 1e-6
+#: a network with a background disk load (:attr:`SystemConfig.background_disk_load`), whose disk share
+#: :math:`U = k X` joins the fixed point, stops when a pass changes no utilization (U included) by more
+#: than this [1] (until 2026-11-28 the scenario solved U outside compose, to 1e-9 relative, one
+#: composition of :data:`FIXED_POINT_ITERATIONS` passes per step of its root search)
+BACKGROUND_TOLERANCE = 1e-12
 #: processor architectures of a composed system (:class:`SystemConfig`), as the catalog records
 #: the platform of each documented figure (:data:`zmodel.data.PLATFORMS`)
 PLATFORMS = ("x86", "ia64", "zSeries")
@@ -935,6 +940,14 @@ class SystemConfig:
         bounce buffers.
     devices : int
         Devices known to the device model (sysfs) [1].
+    background_disk_load : float
+        Disk utilization per transaction per second that the transactions cause but do not
+        wait for: a storage server's destage of fast writes from its NVS and its pre-stage of
+        sequential reads [s] (default 0). The disks are busy with it a fraction :math:`U = k X`
+        of the time, during which the transactions' own disk accesses wait: their service is
+        stretched to :math:`D / (1 - U)` (the shadow-server treatment of a higher-priority
+        background load, Lazowska et al. 1984, §11.3.2), and :math:`U` is part of
+        :func:`compose`'s fixed point.
     cp_costs : zmodel.kernel.hypervisor.CpCosts or None
         The z/VM control program's CPU per guest I/O and per virtual-CPU dispatch when the
         system is a z/VM guest (:func:`zmodel.kernel.hypervisor.cp_overhead`); ``None``
@@ -967,6 +980,7 @@ class SystemConfig:
     devices: int = 1
     cp_costs: Any = None
     platform: str = "zSeries"
+    background_disk_load: float = 0.0
 
     def __post_init__(self):
         if self.platform not in PLATFORMS:
@@ -1802,6 +1816,25 @@ def _lost_fraction(lk, hold, cpus):
     return np.maximum(lk["queue_length"] - lk["acquisition_rate"] * hold, 0.0) / cpus
 
 
+def _background_step(u, g, u_last, excess_last):
+    r"""The next background disk share :math:`U` of networks whose pass at ``u`` gave :math:`k X = g`.
+
+    The root of :math:`k X(U) - U` lies between :math:`U` and :math:`k X(U)` (:math:`X` falls
+    as :math:`U` grows): the secant through this pass and the last where it falls strictly
+    inside that bracket, else its middle; the first pass takes :math:`k X(0)`, the bracket's
+    upper end (Illinois-style safeguarding, Dowell & Jarratt, BIT 11, 1971, pp. 168-174, of a
+    root whose function also moves with the other fixed-point variables). Kept in
+    :math:`[0, 1)`.
+    """
+    h = g - u
+    lo, hi = np.minimum(u, g), np.maximum(u, g)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        secant = u - h * (u - u_last) / (h - excess_last)
+    inside = np.isfinite(secant) & (secant > lo) & (secant < hi)
+    step = np.where(np.isnan(excess_last), g, np.where(inside, secant, 0.5 * (lo + hi)))
+    return np.clip(np.where(h == 0.0, u, step), 0.0, 1.0 - 1e-12)
+
+
 def _compose_all(calls) -> list[SystemResult]:
     """The fixed point of :func:`compose` for several compositions at once (see :func:`compose_many`)."""
     preps = [_prepare(*call) for call in calls]
@@ -1831,6 +1864,9 @@ def _compose_all(calls) -> list[SystemResult]:
     think_time = col([p.w.think_time for p in preps])
     speed_phi = col([p.s.cpu_speed * p.s.dispatch_fraction for p in preps])
     disk_base = col([p.disk_base for p in preps])
+    # a background disk load (destage, pre-stage) with disk accesses of the transactions to stretch
+    bg_load = col([p.s.background_disk_load for p in preps])
+    bg = (bg_load > 0.0) & (disk_base > 0.0)
     antic = col([p.antic for p in preps])
     other = np.repeat(np.array([[p.chan[0], p.chan[1], p.chan[2]] for p in preps]), sizes, axis=0)
     ctrl = col([p.ctrl for p in preps])
@@ -1879,18 +1915,24 @@ def _compose_all(calls) -> list[SystemResult]:
     cp_fixed = col([0.0 if p.cp is None else p.cp[0] for p in preps])
     cp_per_cpu = col([0.0 if p.cp is None else p.cp[1] for p in preps])
 
-    # fixed point: per-CPU busy fraction (starts busy), disk utilization (starts idle)
+    # fixed point: per-CPU busy fraction (starts busy), disk utilization (starts idle), the
+    # background load's share of the disks (starts 0)
     u_cpu = np.ones(B)
     u_disk = np.zeros(B)
+    u_bg = np.zeros(B)
+    bg_last, excess_last = np.full(B, np.nan), np.full(B, np.nan)   # the last pass's U and k X - U
     runnable = np.maximum(1.0, rfrac * pop.astype(float))
-    residual = np.full(len(preps), math.inf)
     x, util, spin_total = np.zeros(B), np.zeros((B, 7)), np.zeros(B)
     d_cpu, d_disk = np.zeros(B), np.zeros(B)
-    active = np.ones(len(preps), dtype=bool)
+    change_of = np.full(B, math.inf)   # each network's change in its last pass
+    active = np.ones(B, dtype=bool)
     for _ in range(FIXED_POINT_ITERATIONS):
-        # the networks of the compositions whose fixed point is not yet exact (an exact one
-        # would repeat its last pass bit for bit: compose stops there)
-        ix = np.flatnonzero(active[seg])
+        # the networks whose fixed point is not yet exact (an exact one would repeat its last
+        # pass bit for bit: compose stops there; until 2026-11-28 a whole composition stopped
+        # when all its networks were exact, which repeated theirs: the same numbers)
+        ix = np.flatnonzero(active)
+        if not ix.size:
+            break
         sg = seg[ix]
         nb = ix.size
         sched = _scheduler_time(switches[ix], switch_time[ix], scan[ix], np.maximum(1.0, runnable[ix]))
@@ -1969,7 +2011,8 @@ def _compose_all(calls) -> list[SystemResult]:
         if cp_ix.any():   # z/VM: CP's CPU for the I/Os and dispatches, on the guest's share
             dc = np.where(cp_ix, dc + (cp_fixed[ix] + cp_per_cpu[ix] * base) / speed_phi[ix], dc)
         q_used = spin_total[ix]
-        dd = disk_base[ix] + antic[ix] * u_disk[ix]
+        # the transactions' disk accesses stretched by the background load, D / (1 - U)
+        dd = np.where(bg[ix], disk_base[ix] / (1.0 - u_bg[ix]), disk_base[ix]) + antic[ix] * u_disk[ix]
         demands = np.stack([dc, other[ix, 0], other[ix, 1], other[ix, 2], dd, ctrl[ix], ext[ix]], axis=-1)
         r = mva(demands, pop[ix], think_time[ix], servers=servers[ix], copies=copies[ix])
         x[ix] = r.throughput
@@ -1980,17 +2023,21 @@ def _compose_all(calls) -> list[SystemResult]:
         u_cpu_next = np.where(pop[ix] > 0, u_new, 1.0)
         u_disk_next = np.clip(ut[:, 4], 0.0, 1.0)
         change = np.maximum(np.abs(u_cpu_next - u_cpu[ix]), np.abs(u_disk_next - u_disk[ix]))
-        first = np.flatnonzero(np.r_[True, sg[1:] != sg[:-1]])
-        req = sg[first]
-        residual[req] = np.maximum.reduceat(change, first)
+        b = bg[ix]
+        if b.any():
+            j = ix[b]
+            u_new = _background_step(u_bg[j], bg_load[j] * x[j], bg_last[j], excess_last[j])
+            bg_last[j], excess_last[j] = u_bg[j], bg_load[j] * x[j] - u_bg[j]
+            change[b] = np.maximum(change[b], np.abs(u_new - u_bg[j]))
+            u_bg[j] = u_new
+        change_of[ix] = change
         u_cpu[ix], u_disk[ix] = u_cpu_next, u_disk_next
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
         runnable_next = np.maximum(1.0, np.minimum(rfrac[ix] * pop[ix], q_cpu))
-        same = np.logical_and.reduceat((runnable_next == runnable[ix]) & (~q_dep[ix] | (spin_a == q_used)), first)
+        same = (runnable_next == runnable[ix]) & (~q_dep[ix] | (spin_a == q_used))
         runnable[ix] = runnable_next
-        active[req[(residual[req] == 0.0) & same]] = False
-        if not active.any():
-            break
+        active[ix[same & np.where(b, change <= BACKGROUND_TOLERANCE, change == 0.0)]] = False
+    residual = np.array([change_of[st:st + n].max(initial=0.0) for st, n in zip(starts, sizes)])
     with np.errstate(invalid="ignore", divide="ignore"):
         resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - think_time, 0.0)
     u_station = np.where(pop > 0, util[:, 0], 0.0)
