@@ -311,6 +311,37 @@ def test_a_population_sweep_with_destage_is_each_population_alone():
             assert swept[col].iloc[i] == alone[col], (n, col)            # bit for bit
 
 
+@pytest.mark.parametrize("server, cpus, read_fraction, kind", [
+    ("DS8300", 1, 0.2, "random_read"),   # 2.4's scan: slower disks raise X a little (X(U) rises)
+    ("ESS-800", 4, 0.2, "oltp"),         # k X(0) > 1: the destage alone would need more than the disks
+])
+def test_the_destage_share_is_a_root_of_u_equals_k_x_of_u(server, cpus, read_fraction, kind):
+    # the scenario's destage share U must satisfy U = k X(U), X(U) the composition with the read
+    # misses' disk time stretched to D / (1 - U) and no background load (the definition, evaluated
+    # apart). Until 2026-11-28 the root search assumed X falls with U and returned k X(0) where X
+    # rises (the first case: off by 5.5e-5 in X); the second needs U near 1 - 1/(k X(0)) scale
+    import dataclasses
+
+    from zmodel.kernel.versions import compose
+
+    d = {"hardware": {"processor": "z990", "cpus": cpus, "storage_server": server, "channel": "FICON-4G",
+                      "channels": 4},
+         "kernel": {"version": "2.4.21"},
+         "workload": {"kind": kind, "clients": 600, "read_fraction": read_fraction, "think_time": 0.0}}
+    s = Scenario.from_dict(d)
+    row = s.predict().iloc[0]
+    sys, _ = s.system()
+    prof = s.profile()
+    k = s._background_disk_load(prof)
+    u = k * row["throughput"]
+    assert 0.5 < u < 1.0
+    apart = compose(s.kernel.kernel, prof, dataclasses.replace(sys, disk_time=sys.disk_time / (1.0 - u)), s.costs,
+                    io_scheduler=s.kernel.io_scheduler, clients=[600])
+    assert apart.converged
+    assert k * float(apart.throughput[0]) == pytest.approx(u, rel=1e-9)
+    assert row["throughput"] < 1.0 / k     # the destage bounds the rate: X <= 1/k
+
+
 def test_io_scheduler_override_is_used():
     df = predict(_with("kernel.io_scheduler", "anticipatory"))
     assert "io_scheduler=anticipatory" in df["parameters"].iloc[0]

@@ -148,6 +148,9 @@ FIXED_POINT_TOL = 1e-6
 #: than this [1] (until 2026-11-28 the scenario solved U outside compose, to 1e-9 relative, one
 #: composition of :data:`FIXED_POINT_ITERATIONS` passes per step of its root search)
 BACKGROUND_TOLERANCE = 1e-12
+#: most fixed-point passes of a network with a background disk load: where the destage nearly fills
+#: the disks, U and the CPU side settle together over tens of passes
+BACKGROUND_ITERATIONS = 200
 #: processor architectures of a composed system (:class:`SystemConfig`), as the catalog records
 #: the platform of each documented figure (:data:`zmodel.data.PLATFORMS`)
 PLATFORMS = ("x86", "ia64", "zSeries")
@@ -1819,12 +1822,17 @@ def _lost_fraction(lk, hold, cpus):
 def _background_step(u, g, u_last, excess_last):
     r"""The next background disk share :math:`U` of networks whose pass at ``u`` gave :math:`k X = g`.
 
-    The root of :math:`k X(U) - U` lies between :math:`U` and :math:`k X(U)` (:math:`X` falls
-    as :math:`U` grows): the secant through this pass and the last where it falls strictly
+    The root of :math:`k X(U) - U` lies between :math:`U` and :math:`k X(U)` where :math:`X`
+    falls as :math:`U` grows (the usual case; under the 2.4 scheduler's scan of the runnable
+    tasks slower disks can raise :math:`X` a little, and the iteration then ends only where a
+    pass repeats :math:`U = k X(U)`): the secant through this pass and the last where it falls strictly
     inside that bracket, else its middle; the first pass takes :math:`k X(0)`, the bracket's
     upper end (Illinois-style safeguarding, Dowell & Jarratt, BIT 11, 1971, pp. 168-174, of a
-    root whose function also moves with the other fixed-point variables). Kept in
-    :math:`[0, 1)`.
+    root whose function also moves with the other fixed-point variables). A step up goes at
+    most half the way to 1: where the destage alone would need more than the disks
+    (:math:`k X > 1` until :math:`U` is close to 1, the NVS throttling the writes) a jump to
+    :math:`U = 1` would stall the transactions for a pass and throw the other variables of
+    the fixed point far from their solution.
     """
     h = g - u
     lo, hi = np.minimum(u, g), np.maximum(u, g)
@@ -1832,6 +1840,7 @@ def _background_step(u, g, u_last, excess_last):
         secant = u - h * (u - u_last) / (h - excess_last)
     inside = np.isfinite(secant) & (secant > lo) & (secant < hi)
     step = np.where(np.isnan(excess_last), g, np.where(inside, secant, 0.5 * (lo + hi)))
+    step = np.minimum(step, u + 0.5 * (1.0 - u))
     return np.clip(np.where(h == 0.0, u, step), 0.0, 1.0 - 1e-12)
 
 
@@ -1925,8 +1934,9 @@ def _compose_all(calls) -> list[SystemResult]:
     x, util, spin_total = np.zeros(B), np.zeros((B, 7)), np.zeros(B)
     d_cpu, d_disk = np.zeros(B), np.zeros(B)
     change_of = np.full(B, math.inf)   # each network's change in its last pass
+    limit = np.where(bg, BACKGROUND_ITERATIONS, FIXED_POINT_ITERATIONS)
     active = np.ones(B, dtype=bool)
-    for _ in range(FIXED_POINT_ITERATIONS):
+    for it in range(int(limit.max(initial=0))):
         # the networks whose fixed point is not yet exact (an exact one would repeat its last
         # pass bit for bit: compose stops there; until 2026-11-28 a whole composition stopped
         # when all its networks were exact, which repeated theirs: the same numbers)
@@ -2035,8 +2045,13 @@ def _compose_all(calls) -> list[SystemResult]:
         q_cpu = np.atleast_2d(np.asarray(r.queue_length, dtype=float))[:, 0]
         runnable_next = np.maximum(1.0, np.minimum(rfrac[ix] * pop[ix], q_cpu))
         same = (runnable_next == runnable[ix]) & (~q_dep[ix] | (spin_a == q_used))
+        # a network with a background load stops within BACKGROUND_TOLERANCE: its runnable tasks
+        # and spin may jitter in the last bits for ever (and the others stop at their 12 passes)
+        near = (np.abs(runnable_next - runnable[ix]) <= BACKGROUND_TOLERANCE * runnable_next) & (
+            ~q_dep[ix] | (np.abs(spin_a - q_used) <= BACKGROUND_TOLERANCE))
         runnable[ix] = runnable_next
-        active[ix[same & np.where(b, change <= BACKGROUND_TOLERANCE, change == 0.0)]] = False
+        done = np.where(b, near & (change <= BACKGROUND_TOLERANCE), same & (change == 0.0))
+        active[ix[done | (it + 1 >= limit[ix])]] = False
     residual = np.array([change_of[st:st + n].max(initial=0.0) for st, n in zip(starts, sizes)])
     with np.errstate(invalid="ignore", divide="ignore"):
         resp = np.where(x > 0, pop / np.where(x > 0, x, 1.0) - think_time, 0.0)
