@@ -148,7 +148,7 @@ FIXED_POINT_TOL = 1e-6
 #: :math:`U = k X` joins the fixed point, stops when a pass changes no utilization (U included) by more
 #: than this [1] (until 2026-11-28 the scenario solved U outside compose, to 1e-9 relative, one
 #: composition of :data:`FIXED_POINT_ITERATIONS` passes per step of its root search)
-BACKGROUND_TOLERANCE = 1e-12
+BACKGROUND_TOLERANCE = 1e-10
 #: most fixed-point passes of a network with a background disk load: where the destage nearly fills
 #: the disks, U and the CPU side settle together over tens of passes
 BACKGROUND_ITERATIONS = 200
