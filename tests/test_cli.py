@@ -312,7 +312,8 @@ def test_text_table_shows_the_fraction_of_saturated_draws_only_where_a_draw_satu
     lines = cli.render(calm, "text").splitlines()
     assert "p_saturated" not in lines[0]
     assert "p_saturated: no draw saturates any point (column p_saturated in CSV and JSON)" in lines
-    assert cli.render(calm, "csv").splitlines()[0].endswith(",p_saturated,p_saturated_prediction")
+    assert cli.render(calm, "csv").splitlines()[0].endswith(",p_saturated [1],p_saturated_prediction [1]")
+    assert json.loads(cli.render(calm, "json"))["units"]["p_saturated"] == "1"
 
 
 def test_text_table_says_how_many_draws_and_warns_below_a_hundred():

@@ -115,7 +115,8 @@ RESULT_COLUMNS = ("throughput", "response_time", "cpu_utilization", "channel_uti
                   "disk_utilization", "steal", "memory_overhead", "features", "parameters", "saturated", "model")
 #: units of the prediction columns (SI); throughput's depends on the load (:func:`throughput_label`)
 UNITS = {"throughput": "1/s", "response_time": "s", "cpu_utilization": "1", "channel_utilization": "1",
-         "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes"}
+         "disk_utilization": "1", "steal": "1", "memory_overhead": "bytes", "p_saturated": "1",
+         "p_saturated_prediction": "1"}
 
 #: per-figure columns of ``zmodel validate`` (text shows them; CSV and JSON add status and missing):
 #: predicted_lo/hi is the 90 % prediction interval (the parameters' draws and the fits' out-of-sample
