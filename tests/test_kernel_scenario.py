@@ -298,9 +298,9 @@ def test_a_write_is_a_fast_write_whose_destage_loads_the_disks():
 
 
 def test_a_population_sweep_with_destage_is_each_population_alone():
-    # the destage fixed points of a population sweep advance together (scenario._lockstep: one
-    # compose_many call per step for all populations); each population must get exactly what it
-    # gets predicted alone, its own fixed point by its own steps
+    # a population sweep with fast writes is one composition, the destage's share inside each
+    # population's own fixed point (compose, SystemConfig.background_disk_load); each population
+    # must get exactly what it gets predicted alone
     closed = {**BASE, "workload": {"kind": "oltp", "clients": 16, "read_fraction": 0.5}}
     s = Scenario.from_dict(closed)
     swept = s.predict({"workload.clients": [1, 5, 16, 40]})
@@ -319,7 +319,7 @@ def test_the_destage_share_is_a_root_of_u_equals_k_x_of_u(server, cpus, read_fra
     # the scenario's destage share U must satisfy U = k X(U), X(U) the composition with the read
     # misses' disk time stretched to D / (1 - U) and no background load (the definition, evaluated
     # apart). Until 2026-11-28 the root search assumed X falls with U and returned k X(0) where X
-    # rises (the first case: off by 5.5e-5 in X); the second needs U near 1 - 1/(k X(0)) scale
+    # rises (the first case: off by 5.5e-5 in X); in the second k X(0) > 1, so U lies close to 1
     import dataclasses
 
     from zmodel.kernel.versions import compose

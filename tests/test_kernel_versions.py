@@ -1245,7 +1245,6 @@ def test_a_background_disk_load_stretches_the_disk_accesses_to_its_own_fixed_poi
     # (k X(0) is about 8: substituting U = k X(U) alone would diverge, |d(kX)/dU| is about 10 at the root)
     import mpmath
 
-    mpmath.mp.dps = 30
     c = KernelCosts(io_request_time=20e-6, io_lock_hold=30e-6, segment_time=0.3e-6,
                     unplug_time_per_queue=50e-9)
     w = WorkloadProfile("io", clients=2, user_time=1e-3, io_per_transaction=2, block_size=4096)
@@ -1255,9 +1254,11 @@ def test_a_background_disk_load_stretches_the_disk_accesses_to_its_own_fixed_poi
         x1 = 1 / (dc + dd)
         return 2 / (dc * (1 + x1 * dc) + dd * (1 + x1 * dd))
 
-    kk = mpmath.mpf(k)
-    u = mpmath.findroot(lambda u: kk * mva2(dc, dd / (1 - u)) - u, (mpmath.mpf(0), kk * mva2(dc, dd) if k < 4e-3
-                                                                    else mpmath.mpf("0.999")), solver="anderson")
+    with mpmath.workdps(30):   # this test's precision only (mpmath's is global)
+        kk = mpmath.mpf(k)
+        u = mpmath.findroot(lambda u: kk * mva2(dc, dd / (1 - u)) - u,
+                            (mpmath.mpf(0), kk * mva2(dc, dd) if k < 4e-3 else mpmath.mpf("0.999")),
+                            solver="anderson")
     s = SystemConfig(cpus=1, disks=1, disk_time=2e-3, devices=0, background_disk_load=k)
     r = compose("2.6.6", w, s, c, io_scheduler="deadline")
     assert r.converged

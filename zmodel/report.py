@@ -1107,11 +1107,11 @@ def _headline(example: dict) -> str:
         if f"{col}_prediction_lo" in frame.columns:   # ... and its prediction interval (the model's error added)
             t[col] = [f"{cell} ({_readable(lo)} to {_readable(hi)})" for cell, lo, hi in
                       zip(t[col], frame[f"{col}_prediction_lo"], frame[f"{col}_prediction_hi"])]
-    if "p_saturated" in frame.columns:   # the fraction of the draws that do not carry the load
-        pred = frame["p_saturated_prediction"] if "p_saturated_prediction" in frame.columns else None
-        if (frame["p_saturated"] > 0).any() or (pred is not None and (pred > 0).any()):
-            t["p_saturated"] = [f"{p:.2f}" + ("" if pred is None else f" ({q:.2f})")
-                                for p, q in zip(frame["p_saturated"], frame["p_saturated"] if pred is None else pred)]
+    fractions = [c for c in ("p_saturated", "p_saturated_prediction") if c in frame.columns]
+    if "p_saturated" in fractions and (frame[fractions] > 0).any(axis=None):   # draws that do not carry the load
+        t["p_saturated"] = [f"{p:.2f}" for p in frame["p_saturated"]]
+        if "p_saturated_prediction" in fractions:   # ... and with the fits' errors added, in parentheses
+            t["p_saturated"] = [f"{cell} ({q:.2f})" for cell, q in zip(t["p_saturated"], frame["p_saturated_prediction"])]
     rename = {"throughput": unit_label, "response_time": "response time [s]",
               "cpu_utilization": "CPU utilization", "p_saturated": "P(saturated)"}
     if "kernel.version" in sweep and len(sweep) == 2:

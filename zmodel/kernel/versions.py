@@ -2041,8 +2041,9 @@ def _compose_all(calls) -> list[SystemResult]:
         b = bg[ix]
         if b.any():
             j = ix[b]
-            u_new = _background_step(u_bg[j], bg_load[j] * x[j], bg_last[j], excess_last[j])
-            bg_last[j], excess_last[j] = u_bg[j], bg_load[j] * x[j] - u_bg[j]
+            g = bg_load[j] * x[j]   # the share the background load takes at this pass's throughput
+            u_new = _background_step(u_bg[j], g, bg_last[j], excess_last[j])
+            bg_last[j], excess_last[j] = u_bg[j], g - u_bg[j]
             change[b] = np.maximum(change[b], np.abs(u_new - u_bg[j]))
             u_bg[j] = u_new
         change_of[ix] = change
